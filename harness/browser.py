@@ -1,0 +1,85 @@
+"""Finds and launches the Chromium every worker process shares, and opens one fresh context per
+episode with the episode's cookies set, so server-side state is isolated per episode."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from playwright.async_api import Browser, BrowserContext, Playwright
+
+from sites.server import EPISODE_COOKIE, SEED_COOKIE
+
+SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+CHROMIUM_ARGS = (
+    "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage",
+)
+
+
+class BrowserNotFoundError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class BrowserSettings:
+    executable: str = "auto"
+    headless: bool = True
+    width: int = 1280
+    height: int = 720
+    device_scale_factor: float = 1.0
+    extra_args: tuple[str, ...] = ()
+
+
+def playwright_bundled_chromium(pw: Playwright) -> str | None:
+    path = pw.chromium.executable_path
+    return path if path and Path(path).is_file() else None
+
+
+def find_chromium(pw: Playwright, configured: str = "auto") -> str | None:
+    """Configured path, else Playwright's own browser if installed, else a system Chromium.
+
+    Returns None for Playwright's bundled browser (Playwright then launches it itself)."""
+    if configured != "auto":
+        if not Path(configured).is_file():
+            raise BrowserNotFoundError(f"browser.executable={configured} does not exist")
+        return configured
+    if playwright_bundled_chromium(pw):
+        return None
+    for candidate in (os.environ.get("GROUNDBENCH_CHROMIUM"), *SYSTEM_CHROMIUMS,
+                      shutil.which("chromium")):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    raise BrowserNotFoundError(
+        "No Chromium found. Install one of: Playwright's browser (`playwright install chromium`), "
+        "or Debian's (`apt-get install -y chromium`), or set browser.executable=/path/to/chrome."
+    )
+
+
+async def launch(pw: Playwright, settings: BrowserSettings) -> Browser:
+    args = [*CHROMIUM_ARGS, *settings.extra_args]
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")
+    return await pw.chromium.launch(
+        executable_path=find_chromium(pw, settings.executable),
+        headless=settings.headless,
+        args=args,
+    )
+
+
+async def new_episode_context(browser: Browser, settings: BrowserSettings, origins: dict[str, str],
+                              episode_id: str, seed: int) -> BrowserContext:
+    context = await browser.new_context(
+        viewport={"width": settings.width, "height": settings.height},
+        device_scale_factor=settings.device_scale_factor,
+    )
+    hosts = {urlsplit(o).hostname for o in origins.values()}
+    await context.add_cookies([
+        {"name": name, "value": value, "domain": host, "path": "/"}
+        for host in hosts
+        for name, value in ((EPISODE_COOKIE, episode_id), (SEED_COOKIE, str(seed)))
+    ])
+    return context

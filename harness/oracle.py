@@ -1,0 +1,61 @@
+"""Harness-only oracle: replays a task's ground-truth selectors with plain Playwright to prove the
+task is solvable in this browser. Agents never import this module or see its selectors."""
+
+from __future__ import annotations
+
+from playwright.async_api import FrameLocator, Locator, Page
+
+from tasks.schema import OracleStep, Task
+
+
+def _locate(page: Page, step: OracleStep) -> Locator:
+    scope: Page | FrameLocator = page
+    for frame_selector in step.frames:
+        scope = scope.frame_locator(frame_selector)
+    assert step.selector is not None
+    return scope.locator(step.selector).first
+
+
+async def run_oracle_step(page: Page, step: OracleStep, base_url: str, timeout_ms: float = 5000) -> None:
+    if step.do == "goto":
+        await page.goto(step.url if "://" in (step.url or "") else base_url + (step.url or "/"))
+        return
+    if step.do == "press" and step.selector is None:
+        await page.keyboard.press(step.key or "Enter")
+        return
+    if step.do == "scroll" and step.selector is None:
+        await page.mouse.wheel(0, float(step.value or 600))
+        return
+    loc = _locate(page, step)
+    if step.do == "click":
+        if step.position is not None:
+            box = await loc.bounding_box(timeout=timeout_ms)
+            assert box is not None, f"oracle target {step.selector} has no box"
+            fx, fy = step.position
+            await loc.click(position={"x": box["width"] * fx, "y": box["height"] * fy}, timeout=timeout_ms)
+        else:
+            await loc.click(timeout=timeout_ms)
+    elif step.do == "fill":
+        await loc.fill(step.text or "", timeout=timeout_ms)
+    elif step.do == "press":
+        await loc.press(step.key or "Enter", timeout=timeout_ms)
+    elif step.do == "check":
+        await loc.check(timeout=timeout_ms)
+    elif step.do == "select":
+        await loc.select_option(str(step.value), timeout=timeout_ms)
+    elif step.do == "set_value":
+        await loc.fill(str(step.value), timeout=timeout_ms)
+    elif step.do == "hover":
+        await loc.hover(timeout=timeout_ms)
+    elif step.do == "scroll":
+        await loc.scroll_into_view_if_needed(timeout=timeout_ms)
+    elif step.do == "wait_for":
+        await loc.wait_for(state="visible", timeout=timeout_ms)
+
+
+async def run_oracle(page: Page, task: Task, base_url: str) -> None:
+    """Open the task's start page and replay its oracle steps; raises on the first broken step."""
+    if not task.oracle:
+        raise ValueError(f"task {task.id} has no oracle steps")
+    for step in task.oracle:
+        await run_oracle_step(page, step, base_url)

@@ -1,0 +1,97 @@
+"""Loads and validates task files (YAML, with `include:` inheritance) into a registry and selects
+suites from it by id, tag or glob. Every error names the file and the field."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from tasks.schema import Task
+
+FIXTURE_TASKS = Path(__file__).resolve().parent / "fixtures"
+
+
+class TaskFileError(ValueError):
+    """A task file that cannot be used; the message names the file, the field and the reason."""
+
+    def __init__(self, path: Path, field: str, reason: str) -> None:
+        self.path, self.field, self.reason = path, field, reason
+        super().__init__(f"{path}: field '{field}': {reason}")
+
+
+class UnknownTaskError(LookupError):
+    pass
+
+
+def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    if path in seen:
+        raise TaskFileError(path, "include", "include cycle: " + " -> ".join(map(str, seen + (path,))))
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise TaskFileError(path, "<yaml>", f"not valid YAML: {exc}") from None
+    except OSError as exc:
+        raise TaskFileError(path, "<file>", str(exc)) from None
+    if not isinstance(data, dict):
+        raise TaskFileError(path, "<root>", "a task file must be a mapping")
+    include = data.pop("include", None)
+    if include is None:
+        return data
+    base_path = (path.parent / str(include)).resolve()
+    if not base_path.is_file():
+        raise TaskFileError(path, "include", f"included file {base_path} does not exist")
+    return {**_read_yaml(base_path, seen + (path,)), **data}
+
+
+def load_task(path: Path) -> Task:
+    data = _read_yaml(path)
+    try:
+        return Task.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "<root>"
+        raise TaskFileError(path, field, err["msg"]) from None
+
+
+def load_tasks(dirs: Iterable[str | Path]) -> dict[str, Task]:
+    """All task files under the given folders; files whose name starts with '_' are include bases."""
+    registry: dict[str, Task] = {}
+    origin: dict[str, Path] = {}
+    for folder in dirs:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise TaskFileError(folder, "tasks.dirs", "folder does not exist")
+        for path in sorted(folder.rglob("*.yaml")):
+            if path.name.startswith("_"):
+                continue
+            task = load_task(path)
+            if task.id in registry:
+                raise TaskFileError(path, "id", f"duplicate task id {task.id!r} (also in {origin[task.id]})")
+            registry[task.id] = task
+            origin[task.id] = path
+    return registry
+
+
+def select(registry: dict[str, Task], ids: Sequence[str] = (), tags: Sequence[str] = (),
+           exclude_tags: Sequence[str] = ()) -> list[Task]:
+    """Tasks whose id matches one of `ids` (globs allowed) or that carry one of `tags`.
+
+    With neither, every task. An id pattern that matches nothing is an error, so a typo in a
+    suite never silently shrinks it."""
+    chosen: dict[str, Task] = {}
+    for pattern in ids:
+        hits = [t for t in registry.values() if fnmatch.fnmatchcase(t.id, pattern)]
+        if not hits:
+            raise UnknownTaskError(f"no task matches id {pattern!r}; known ids: {', '.join(sorted(registry))}")
+        chosen.update((t.id, t) for t in hits)
+    for tag in tags:
+        chosen.update((t.id, t) for t in registry.values() if tag in t.tags)
+    if not ids and not tags:
+        chosen = dict(registry)
+    return sorted((t for t in chosen.values() if not set(t.tags) & set(exclude_tags)),
+                  key=lambda t: t.id)
