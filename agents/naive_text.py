@@ -1,0 +1,79 @@
+"""Naive text grounding, the baseline the fixture traps are built against: act on the first
+element in the top document whose visible text matches the subgoal's label, at the centre of its
+box, with no enrichment, no frame snapping, no clearing, no state checks and no guards."""
+
+from __future__ import annotations
+
+import asyncio
+
+from playwright.async_api import Page
+
+from tasks.schema import Subgoal, Task
+
+# The first element, in document order, whose own visible text matches; the deepest such element.
+_FIND_JS = """
+(label) => {
+  const norm = (s) => (s || "").replace(/\\s+/g, " ").trim().toLowerCase();
+  const want = norm(label);
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && cs.display !== "none";
+  };
+  const textOf = (el) => norm(el.innerText || el.value || el.getAttribute("placeholder") || "");
+  const all = document.body.querySelectorAll("*");
+  for (const el of all) {
+    if (["SCRIPT", "STYLE", "HTML", "BODY"].includes(el.tagName) || !visible(el)) continue;
+    const t = textOf(el);
+    if (!t.includes(want)) continue;
+    const deeper = [...el.children].some((c) => visible(c) && textOf(c).includes(want));
+    if (deeper) continue;
+    const r = el.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  }
+  return null;
+}
+"""
+
+
+async def _point(page: Page, subgoal: Subgoal) -> tuple[float, float] | None:
+    label = subgoal.label or subgoal.target or ""
+    hit = await page.evaluate(_FIND_JS, label)
+    return (hit["x"], hit["y"]) if hit else None
+
+
+async def naive_step(page: Page, subgoal: Subgoal) -> bool:
+    """Execute one subgoal naively; False when no element matched (the episode just goes on)."""
+    if subgoal.action == "navigate":
+        await page.goto(subgoal.url or "/")
+        return True
+    if subgoal.action == "back":
+        await page.go_back()
+        return True
+    if subgoal.action == "scroll":
+        await page.mouse.wheel(0, 600 if subgoal.direction == "down" else -600)
+        return True
+    if subgoal.action in ("wait", "finish"):
+        await asyncio.sleep(subgoal.seconds if subgoal.action == "wait" else 0)
+        return True
+    point = await _point(page, subgoal)
+    if point is None:
+        return False
+    await page.mouse.click(*point)
+    if subgoal.action == "type":
+        await page.keyboard.type(subgoal.text or "")
+    elif subgoal.action in ("select", "set_value"):
+        await page.keyboard.type(str(subgoal.value))
+    return True
+
+
+async def run_naive(page: Page, task: Task) -> int:
+    """Follow the plan naively from the already-opened start page; returns how many steps matched."""
+    matched = 0
+    for subgoal in task.plan:
+        try:
+            matched += await naive_step(page, subgoal)
+        except Exception:  # noqa: BLE001 - a naive click that throws is just a failed step
+            continue
+        await page.wait_for_timeout(150)
+    return matched
