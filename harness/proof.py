@@ -43,7 +43,7 @@ async def _one(browser, settings, server: FixtureServer, task: Task, seed: int, 
         if policy == "oracle":
             await run_oracle(page, task, server.origin())
         else:
-            await run_naive(page, task)
+            await run_naive(page, task.plan)
         await page.wait_for_timeout(SETTLE_MS)
     except Exception as exc:  # noqa: BLE001 - recorded, the proof run goes on
         detail = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"

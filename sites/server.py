@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, unquote, urlsplit
 
 SITES_ROOT = Path(__file__).resolve().parent
@@ -136,7 +136,7 @@ class FixtureServer:
             srv.server_close()
         self._servers.clear()
 
-    def __enter__(self) -> FixtureServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -161,7 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
     origin_name: str
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     def _episode(self) -> str | None:
@@ -250,10 +250,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
-            if not isinstance(body, dict):
-                raise ValueError("body must be an object")
         except ValueError as exc:
             self._send(400, f"bad state update: {exc}\n".encode(), "text/plain")
+            return
+        if not isinstance(body, dict):
+            self._send(400, b"bad state update: body must be an object\n", "text/plain")
             return
         self.fixture.store.apply(episode, body)
         self._send(200, b'{"ok":true}', "application/json", self._cors())

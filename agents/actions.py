@@ -1,0 +1,139 @@
+"""Act stage: the closed action vocabulary as pydantic models, executed through `aria-ref=`
+locators of the observation that produced the ref. There is no action that runs page JavaScript."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Literal
+
+from playwright.async_api import Locator, Page
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.observation import RefBook
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Targeted(_Action):
+    ref: str
+    observation_id: int
+
+
+class Click(_Targeted):
+    kind: Literal["click"] = "click"
+
+
+class Type(_Targeted):
+    kind: Literal["type"] = "type"
+    text: str
+    clear: bool = True
+    then: Literal["enter", "escape", "click_away"] | None = None
+
+
+class Select(_Targeted):
+    kind: Literal["select"] = "select"
+    value: str
+
+
+class SetValue(_Targeted):
+    kind: Literal["set_value"] = "set_value"
+    value: float | str
+
+
+class Expand(_Targeted):
+    kind: Literal["expand"] = "expand"
+
+
+class Read(_Targeted):
+    kind: Literal["read"] = "read"
+
+
+class Scroll(_Action):
+    kind: Literal["scroll"] = "scroll"
+    direction: Literal["up", "down"] = "down"
+    pixels: int = 600
+
+
+class Navigate(_Action):
+    kind: Literal["navigate"] = "navigate"
+    url: str
+
+
+class Back(_Action):
+    kind: Literal["back"] = "back"
+
+
+class Wait(_Action):
+    kind: Literal["wait"] = "wait"
+    seconds: float = Field(0.5, ge=0, le=30)
+
+
+class Finish(_Action):
+    kind: Literal["finish"] = "finish"
+    answer: str = ""
+
+
+AnyAction = Click | Type | Select | SetValue | Expand | Read | Scroll | Navigate | Back | Wait | Finish
+Action = Annotated[AnyAction, Field(discriminator="kind")]
+MUTATING = frozenset({"click", "type", "select", "set_value", "expand", "navigate", "back", "scroll"})
+
+# Where "click away" lands: the page's top-left margin, outside any control in normal layouts.
+CLICK_AWAY_POINT = (2, 2)
+
+
+def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) -> Locator:
+    """The live element behind a ref; raises StaleRefError for a ref of another observation."""
+    refs.resolve(ref, observation_id)
+    return page.locator(f"aria-ref={ref}")
+
+
+async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float = 3000) -> str:
+    """Run one action; returns text for `read` (else ""). The observation is spent afterwards,
+    unless the action was refused before touching the page (a stale ref)."""
+    if isinstance(action, _Targeted):
+        refs.resolve(action.ref, action.observation_id)
+    try:
+        return await _execute(page, refs, action, timeout_ms)
+    finally:
+        if action.kind in MUTATING:
+            refs.spend()
+
+
+async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float) -> str:
+    match action:
+        case Click() | Expand():
+            await locator_for(page, refs, action.ref, action.observation_id).click(timeout=timeout_ms)
+        case Type():
+            loc = locator_for(page, refs, action.ref, action.observation_id)
+            await loc.click(timeout=timeout_ms)
+            if action.clear:
+                await loc.fill("", timeout=timeout_ms)
+            await loc.press_sequentially(action.text, timeout=timeout_ms)
+            if action.then == "enter":
+                await loc.press("Enter", timeout=timeout_ms)
+            elif action.then == "escape":
+                await loc.press("Escape", timeout=timeout_ms)
+            elif action.then == "click_away":
+                await page.mouse.click(*CLICK_AWAY_POINT)
+        case Select():
+            await locator_for(page, refs, action.ref, action.observation_id).select_option(
+                label=action.value, timeout=timeout_ms)
+        case SetValue():
+            await locator_for(page, refs, action.ref, action.observation_id).fill(
+                str(action.value), timeout=timeout_ms)
+        case Read():
+            return await locator_for(page, refs, action.ref, action.observation_id).inner_text(
+                timeout=timeout_ms)
+        case Scroll():
+            await page.mouse.wheel(0, action.pixels if action.direction == "down" else -action.pixels)
+        case Navigate():
+            await page.goto(action.url)
+        case Back():
+            await page.go_back()
+        case Wait():
+            await asyncio.sleep(action.seconds)
+        case Finish():
+            pass
+    return ""

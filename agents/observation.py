@@ -1,0 +1,177 @@
+"""Observe stage: one Playwright aria snapshot (mode "ai", with boxes) parsed into typed elements.
+
+Refs (`e12`, `f1e3`) belong to the observation that produced them; `RefBook` enforces that."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from dataclasses import dataclass, field
+
+from playwright.async_api import Page
+from pydantic import BaseModel, ConfigDict
+
+INTERACTIVE_ROLES = frozenset({
+    "button", "link", "textbox", "searchbox", "combobox", "checkbox", "radio", "switch", "slider",
+    "spinbutton", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
+    "listbox", "gridcell", "columnheader",
+})
+
+_LINE = re.compile(
+    r'^(?P<indent>\s*)- (?P<role>[a-zA-Z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
+    r'(?::\s*(?P<text>.*))?$'
+)
+_ATTR = re.compile(r"\[([a-z-]+)(?:=([^\]]*))?\]")
+
+
+class Box(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return self.x + self.width / 2, self.y + self.height / 2
+
+    @property
+    def area(self) -> float:
+        return max(self.width, 0) * max(self.height, 0)
+
+
+class Element(BaseModel):
+    """One node of the aria snapshot that carries a ref."""
+
+    model_config = ConfigDict(frozen=True)
+    ref: str
+    role: str
+    name: str = ""
+    text: str = ""
+    box: Box | None = None
+    states: dict[str, str] = {}
+    depth: int = 0
+    parent_ref: str | None = None
+    context: tuple[str, ...] = ()  # names and texts of ancestors, nearest first
+    frame: str = ""  # "" for the top document, "f1" for the first child frame, ...
+
+    @property
+    def interactive(self) -> bool:
+        return self.role in INTERACTIVE_ROLES
+
+    @property
+    def label(self) -> str:
+        return self.name or self.text
+
+
+class StaleRefError(LookupError):
+    """A ref used against a page state other than the observation that produced it."""
+
+    def __init__(self, ref: str, observation_id: int, current_id: int | None, why: str) -> None:
+        self.ref, self.observation_id, self.current_id = ref, observation_id, current_id
+        super().__init__(f"ref {ref} from observation {observation_id} is stale ({why}); "
+                         f"current observation: {current_id}")
+
+
+@dataclass
+class Observation:
+    id: int
+    url: str
+    elements: dict[str, Element]
+    snapshot: str
+    taken_at: float = field(default_factory=time.monotonic)
+    cost_ms: float = 0.0
+
+    def interactive(self) -> list[Element]:
+        return [e for e in self.elements.values() if e.interactive]
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        text = text[1:-1].replace('\\"', '"')
+    return text
+
+
+def parse_snapshot(snapshot: str) -> dict[str, Element]:
+    """Parse Playwright's YAML-like aria snapshot into elements keyed by ref, in document order.
+
+    Boxes inside iframes are relative to the frame's viewport; they are shifted by the iframe's box
+    (an approximation that ignores borders: exact frame geometry is the snapper's job)."""
+    nodes: dict[str, dict] = {}
+    texts: dict[str, list[str]] = {}
+    stack: list[tuple[int, str, float, float]] = []  # indent, ref, child x/y offset
+    for line in snapshot.splitlines():
+        m = _LINE.match(line)
+        if not m:
+            continue
+        indent = len(m["indent"])
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        parent_ref, dx, dy = (stack[-1][1], stack[-1][2], stack[-1][3]) if stack else (None, 0.0, 0.0)
+        attrs = dict(_ATTR.findall(m["attrs"] or ""))
+        ref = attrs.pop("ref", None)
+        if m["role"] == "text":
+            if parent_ref:
+                texts.setdefault(parent_ref, []).append(_unquote(m["text"] or ""))
+            continue
+        if ref is None:
+            continue
+        box = None
+        if "box" in attrs:
+            x, y, w, h = (float(v) for v in attrs.pop("box").split(","))
+            box = Box(x=x + dx, y=y + dy, width=w, height=h)
+        parent = nodes.get(parent_ref or "")
+        nodes[ref] = {
+            "ref": ref, "role": m["role"], "name": (m["name"] or "").replace('\\"', '"'),
+            "text": _unquote(m["text"] or ""), "box": box,
+            "states": {k: v or "true" for k, v in attrs.items()}, "depth": indent // 2,
+            "parent_ref": parent_ref, "frame": ref[: ref.index("e")],
+            "context": tuple(c for c in (parent["name"], *parent["context"]) if c)[:6] if parent else (),
+        }
+        if m["role"] == "iframe" and box is not None:
+            dx, dy = box.x, box.y
+        stack.append((indent, ref, dx, dy))
+    elements: dict[str, Element] = {}
+    for ref, node in nodes.items():
+        own = " ".join(texts.get(ref, ()))
+        if own and not node["text"]:
+            node["text"] = own
+        sibling_texts = tuple(texts.get(node["parent_ref"] or "", ()))
+        node["context"] = (*sibling_texts, *node["context"])
+        elements[ref] = Element(**node)
+    return elements
+
+
+class RefBook:
+    """Issues observation ids and refuses refs from any observation but the current, unspent one."""
+
+    def __init__(self) -> None:
+        self._ids = itertools.count(1)
+        self.current: Observation | None = None
+        self._spent = False
+
+    async def observe(self, page: Page) -> Observation:
+        t0 = time.perf_counter()
+        snapshot = await page.aria_snapshot(mode="ai", boxes=True)
+        obs = Observation(id=next(self._ids), url=page.url, elements=parse_snapshot(snapshot),
+                          snapshot=snapshot)
+        obs.cost_ms = (time.perf_counter() - t0) * 1000
+        self.current, self._spent = obs, False
+        return obs
+
+    def resolve(self, ref: str, observation_id: int) -> Element:
+        current = self.current
+        if current is None or observation_id != current.id:
+            raise StaleRefError(ref, observation_id, current.id if current else None,
+                                "a newer observation exists")
+        if self._spent:
+            raise StaleRefError(ref, observation_id, current.id, "the page was acted on since")
+        if ref not in current.elements:
+            raise StaleRefError(ref, observation_id, current.id, "no such ref in that observation")
+        return current.elements[ref]
+
+    def spend(self) -> None:
+        """An action ran: the page may have changed, so the current observation's refs expire."""
+        self._spent = True

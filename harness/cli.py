@@ -1,0 +1,83 @@
+"""Command line: `groundbench [overrides]` runs an experiment (a Hydra app, so `-m` sweeps);
+`groundbench tasks [overrides]` lists the suite the same overrides would run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from harness.browser import BrowserNotFoundError
+from harness.config import RunConfig
+from harness.runner import run, suite_tasks
+from tasks.loader import TaskFileError, UnknownTaskError
+
+CONF = str(Path(__file__).resolve().parents[1] / "conf")
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """Bad input found before any browser starts: printed as one paragraph, exit code 2."""
+
+
+def load_config(cfg: DictConfig) -> tuple[RunConfig, dict]:
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(resolved, dict)
+    try:
+        return RunConfig.from_container(resolved), resolved
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        raise UsageError(f"config key '{key}': {err['msg']}. Check the override on the command "
+                         f"line or the file under conf/ that sets it.") from None
+
+
+def print_tasks(cfg: RunConfig) -> None:
+    tasks = suite_tasks(cfg)
+    table = Table(title=f"suite {cfg.suite.name}: {len(tasks)} tasks")
+    for col in ("id", "site", "tags", "steps", "goal"):
+        table.add_column(col)
+    for t in tasks:
+        table.add_row(t.id, t.site, ", ".join(t.tags), str(len(t.plan)), t.goal)
+    Console().print(table)
+
+
+@hydra.main(config_path=CONF, config_name="config", version_base="1.3")
+def hydra_main(cfg: DictConfig) -> None:
+    run_cfg, resolved = load_config(cfg)
+    if _COMMAND == "tasks":
+        print_tasks(run_cfg)
+        return
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    result = run(run_cfg, run_dir, resolved, show_progress=sys.stderr.isatty())
+    eps = result.episodes
+    Console().print(
+        f"[bold]{run_cfg.config_name}[/]: {int(eps.success.sum())}/{len(eps)} episodes succeeded, "
+        f"{eps.vision_calls.mean():.1f} vision calls per episode\n"
+        f"traces: {run_dir / 'episodes.parquet'}, {run_dir / 'steps.parquet'}, {run_dir / 'run.json'}"
+    )
+
+
+_COMMAND = "run"
+
+
+def main() -> None:
+    global _COMMAND
+    if len(sys.argv) > 1 and sys.argv[1] == "tasks":
+        _COMMAND = "tasks"
+        del sys.argv[1]
+        sys.argv.append("hydra.run.dir=.")
+        sys.argv.append("hydra.output_subdir=null")
+        sys.argv.append("hydra/job_logging=disabled")
+        sys.argv.append("hydra/hydra_logging=disabled")
+    try:
+        hydra_main()
+    except (UsageError, TaskFileError, UnknownTaskError, BrowserNotFoundError) as exc:
+        print(f"groundbench: {exc}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)

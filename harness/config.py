@@ -1,0 +1,82 @@
+"""The resolved run configuration: Hydra composes it, pydantic validates it once, and everything
+downstream reads these typed values (never the raw DictConfig)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import xxhash
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.agent import AgentConfig
+from harness.browser import BrowserSettings
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SuiteConfig(_Frozen):
+    name: str
+    ids: list[str] = []
+    tags: list[str] = []
+    exclude_tags: list[str] = []
+
+
+class PerceptionConfig(_Frozen):
+    name: Literal["none"] = "none"
+
+
+class WorkerConfig(_Frozen):
+    name: Literal["scripted"] = "scripted"
+
+
+class BrowserConfig(_Frozen):
+    executable: str = "auto"
+    headless: bool = True
+    width: int = 1280
+    height: int = 720
+    device_scale_factor: float = 1.0
+    extra_args: list[str] = []
+
+    def settings(self) -> BrowserSettings:
+        return BrowserSettings(self.executable, self.headless, self.width, self.height,
+                               self.device_scale_factor, tuple(self.extra_args))
+
+
+class DirsConfig(_Frozen):
+    dirs: list[str] = []
+
+
+class RunConfig(_Frozen):
+    agent: AgentConfig
+    perception: PerceptionConfig
+    worker: WorkerConfig
+    suite: SuiteConfig
+    browser: BrowserConfig
+    policy: Literal["agent", "oracle", "naive_text"] = "agent"
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    concurrency: int = Field(2, ge=1, le=64)
+    heartbeat_s: float = Field(30, gt=0)
+    final_settle_ms: int = Field(300, ge=0)
+    tasks: DirsConfig = DirsConfig()
+    sites: DirsConfig = DirsConfig()
+
+    @classmethod
+    def from_container(cls, data: dict[str, Any]) -> RunConfig:
+        data = {k: v for k, v in data.items() if k != "hydra"}
+        return cls.model_validate(data)
+
+    @property
+    def config_name(self) -> str:
+        """A short, readable name of what is being measured (not of seeds or the suite)."""
+        if self.policy != "agent":
+            return self.policy
+        return f"{self.agent.name}/{self.perception.name}/{self.worker.name}"
+
+    @property
+    def config_hash(self) -> str:
+        """Identity of the measured configuration: agent, perception, worker, browser and policy."""
+        part = self.model_dump(include={"agent", "perception", "worker", "browser", "policy"})
+        return xxhash.xxh64_hexdigest(json.dumps(part, sort_keys=True).encode())

@@ -1,0 +1,130 @@
+"""One episode: a fresh browser context with the episode's cookies, the policy under test on the
+task's start page, a heartbeat watchdog, and a verdict read from server state only."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.async_api import Browser
+from playwright.async_api import Error as PlaywrightError
+
+from agents.agent import GroundingAgent
+from agents.brief import Brief, StepRecord
+from agents.naive_text import run_naive
+from agents.worker.scripted import ScriptedWorker
+from harness.browser import new_episode_context
+from harness.config import RunConfig
+from harness.oracle import run_oracle
+from sites.server import FixtureServer
+from tasks.schema import Task
+
+
+class HeartbeatTimeout(Exception):
+    pass
+
+
+@dataclass
+class EpisodeResult:
+    row: dict[str, Any]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+
+def allowed_origins(task: Task, server: FixtureServer) -> list[str]:
+    """Task's allowed_domains with fixture origin names (main, alt, offsite) made concrete."""
+    origins = server.origins
+    return [origins.get(d, d) for d in task.allowed_domains]
+
+
+def brief_for(task: Task, server: FixtureServer, seed: int) -> Brief:
+    start = f"{server.origin()}{task.start}"
+    sep = "&" if urlsplit(start).query else "?"
+    return Brief(task_id=task.id, goal=task.goal, start_url=f"{start}{sep}seed={seed}",
+                 plan=task.plan, max_steps=task.max_steps,
+                 allowed_origins=allowed_origins(task, server), url_grammar=task.url_grammar)
+
+
+def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, last_error: str) -> str:
+    if success:
+        return ""
+    if crashed:
+        return "browser_crash"
+    if timed_out:
+        return "timeout"
+    if not plan_done:
+        return last_error if last_error in ("stale_ref", "no_target") else "max_steps"
+    return "wrong_target"
+
+
+async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed: int,
+                      cfg: RunConfig) -> EpisodeResult:
+    episode_id = uuid.uuid4().hex[:16]
+    brief = brief_for(task, server, seed)
+    steps: list[StepRecord] = []
+    last_beat = time.monotonic()
+    started, t0 = time.time(), time.perf_counter()
+    timed_out = crashed = plan_done = False
+    last_error, detail = "", ""
+
+    def beat(rec: StepRecord) -> None:
+        nonlocal last_beat
+        last_beat = time.monotonic()
+        steps.append(rec)
+
+    async def policy(page) -> tuple[bool, str]:
+        nonlocal last_beat
+        await page.goto(brief.start_url)
+        last_beat = time.monotonic()
+        if cfg.policy == "oracle":
+            await run_oracle(page, task, server.origin())
+            return True, ""
+        if cfg.policy == "naive_text":
+            await run_naive(page, task.plan)
+            return True, ""
+        agent = GroundingAgent(cfg.agent, ScriptedWorker())
+        outcome = await agent.run(page, brief, beat)
+        return outcome.plan_done, outcome.last_error_type
+
+    context = None
+    try:
+        context = await new_episode_context(browser, cfg.browser.settings(), server.origins,
+                                            episode_id, seed)
+        page = await context.new_page()
+        work = asyncio.ensure_future(policy(page))
+        while not work.done():
+            await asyncio.wait({work}, timeout=min(1.0, cfg.heartbeat_s))
+            if not work.done() and time.monotonic() - last_beat > cfg.heartbeat_s:
+                work.cancel()
+                timed_out = True
+                detail = f"no step finished for {cfg.heartbeat_s:g} s"
+                break
+        if not timed_out:
+            plan_done, last_error = work.result()
+            await asyncio.sleep(cfg.final_settle_ms / 1000)
+    except PlaywrightError as exc:
+        crashed = not browser.is_connected()
+        detail = str(exc).splitlines()[0][:300]
+        last_error = last_error or "action_error"
+    finally:
+        if context is not None and browser.is_connected():
+            try:
+                await context.close()
+            except PlaywrightError:
+                pass
+    success, failed = task.check(server.store.state(episode_id))
+    success = success and not timed_out and not crashed
+    server.store.drop(episode_id)
+    failure = classify(success, timed_out, crashed, plan_done, last_error)
+    row = {
+        "episode_id": episode_id, "task_id": task.id, "seed": seed,
+        "config_name": cfg.config_name, "config_hash": cfg.config_hash,
+        "task_version": task.version, "tags": list(task.tags), "success": success,
+        "steps": len(steps), "vision_calls": sum(s.vision_call for s in steps),
+        "wall_s": round(time.perf_counter() - t0, 3), "failure": failure,
+        "failure_detail": detail or ("; ".join(failed) if failure else ""), "started_at": started,
+    }
+    return EpisodeResult(row=row, steps=[s.model_dump() for s in steps])

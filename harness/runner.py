@@ -1,0 +1,131 @@
+"""Experiment runner: one browser per worker process, a fresh context per episode, episodes run
+concurrently, traces written as each finishes, a crashed browser relaunched for the rest."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import platform
+import subprocess
+from dataclasses import dataclass
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from playwright.async_api import Browser, Playwright, async_playwright
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from harness.browser import launch
+from harness.config import RunConfig
+from harness.episode import run_episode
+from harness.traces import TraceWriter
+from sites.server import FixtureServer
+from tasks.loader import FIXTURE_TASKS, load_tasks, select
+from tasks.schema import Task
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("groundbench", "playwright", "pandas", "pyarrow", "pydantic", "hydra-core", "xxhash")
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    episodes: pd.DataFrame
+
+
+def suite_tasks(cfg: RunConfig) -> list[Task]:
+    registry = load_tasks([FIXTURE_TASKS, *cfg.tasks.dirs])
+    return select(registry, cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags)
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                             timeout=5, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               capture_output=True, text=True, timeout=5, check=False).stdout.strip()
+        return out.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def run_metadata(cfg: RunConfig, browser_version: str, resolved: dict[str, Any]) -> dict[str, Any]:
+    versions = {}
+    for pkg in PACKAGES:
+        try:
+            versions[pkg] = importlib_metadata.version(pkg)
+        except importlib_metadata.PackageNotFoundError:
+            versions[pkg] = "not installed"
+    return {
+        "config": resolved,
+        "config_name": cfg.config_name,
+        "config_hash": cfg.config_hash,
+        "git_commit": git_commit(),
+        "packages": versions,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "browser_version": browser_version,
+        "viewport": {"width": cfg.browser.width, "height": cfg.browser.height},
+        "device_scale_factor": cfg.browser.device_scale_factor,
+    }
+
+
+class _BrowserPool:
+    """The process's one browser; relaunched once when it dies so the sweep goes on."""
+
+    def __init__(self, pw: Playwright, cfg: RunConfig) -> None:
+        self.pw, self.cfg = pw, cfg
+        self.browser: Browser | None = None
+        self._lock = asyncio.Lock()
+
+    async def get(self) -> Browser:
+        async with self._lock:
+            if self.browser is None or not self.browser.is_connected():
+                self.browser = await launch(self.pw, self.cfg.browser.settings())
+            return self.browser
+
+    async def close(self) -> None:
+        if self.browser is not None and self.browser.is_connected():
+            await self.browser.close()
+
+
+async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
+                    show_progress: bool = True) -> RunResult:
+    tasks = suite_tasks(cfg)
+    jobs = [(task, seed) for seed in cfg.seeds for task in tasks]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with FixtureServer(cfg.sites.dirs) as server:
+        async with async_playwright() as pw:
+            pool = _BrowserPool(pw, cfg)
+            browser = await pool.get()
+            meta = run_metadata(cfg, browser.version, resolved)
+            (run_dir / "run.json").write_text(json.dumps(meta, indent=2, default=str))
+            writer = TraceWriter(run_dir, meta)
+            gate = asyncio.Semaphore(cfg.concurrency)
+            progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                MofNCompleteColumn(), TextColumn("ok {task.fields[ok]}"),
+                                TimeRemainingColumn(), disable=not show_progress)
+            bar = progress.add_task(cfg.config_name, total=len(jobs), ok=0)
+            successes = 0
+
+            async def one(task: Task, seed: int) -> None:
+                nonlocal successes
+                async with gate:
+                    result = await run_episode(await pool.get(), server, task, seed, cfg)
+                writer.add_episode(result.row, result.steps)
+                successes += result.row["success"]
+                progress.update(bar, advance=1, ok=successes)
+
+            with progress:
+                await asyncio.gather(*(one(t, s) for t, s in jobs))
+            writer.combine()
+            await pool.close()
+    episodes = pd.read_parquet(run_dir / "episodes.parquet")
+    return RunResult(run_dir=run_dir, episodes=episodes)
+
+
+def run(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any] | None = None,
+        show_progress: bool = True) -> RunResult:
+    resolved = resolved if resolved is not None else cfg.model_dump()
+    return asyncio.run(run_async(cfg, run_dir, resolved, show_progress))

@@ -1,0 +1,111 @@
+"""Trace writer: one parquet part per finished episode (atomic rename), combined into
+`steps.parquet` and `episodes.parquet` with the run metadata in the schema, so an interrupted run
+loses nothing and readers never see a half-written file."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from agents.brief import StepRecord
+
+SCHEMA_VERSION = 1
+METADATA_KEY = b"groundbench"
+PARTS = ".parts"
+
+_PA_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string()}
+
+EPISODE_KEYS = pa.schema([
+    ("episode_id", pa.string()),
+    ("task_id", pa.string()),
+    ("seed", pa.int64()),
+    ("config_name", pa.string()),
+    ("config_hash", pa.string()),
+])
+
+
+def _arrow_type(annotation: Any) -> pa.DataType:
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+    return _PA_TYPES[annotation]
+
+
+STEPS_SCHEMA = pa.schema(
+    list(EPISODE_KEYS) + [(name, _arrow_type(f.annotation)) for name, f in StepRecord.model_fields.items()]
+)
+
+EPISODES_SCHEMA = pa.schema(list(EPISODE_KEYS) + [
+    ("task_version", pa.int64()),
+    ("tags", pa.list_(pa.string())),
+    ("success", pa.bool_()),
+    ("steps", pa.int64()),
+    ("vision_calls", pa.int64()),
+    ("wall_s", pa.float64()),
+    ("failure", pa.string()),
+    ("failure_detail", pa.string()),
+    ("started_at", pa.float64()),
+])
+
+
+class TraceFormatError(ValueError):
+    pass
+
+
+def _write_atomic(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+class TraceWriter:
+    """Writes traces into a run folder as episodes finish."""
+
+    def __init__(self, run_dir: Path, metadata: dict[str, Any], combine_every_s: float = 2.0) -> None:
+        self.run_dir = run_dir
+        self.parts = run_dir / PARTS
+        self.parts.mkdir(parents=True, exist_ok=True)
+        meta = {METADATA_KEY: json.dumps({"schema_version": SCHEMA_VERSION, **metadata}).encode()}
+        self.steps_schema = STEPS_SCHEMA.with_metadata(meta)
+        self.episodes_schema = EPISODES_SCHEMA.with_metadata(meta)
+        self.combine_every_s = combine_every_s
+        self._last_combine = 0.0
+        self.episodes_written = 0
+
+    def add_episode(self, episode: dict[str, Any], steps: list[dict[str, Any]]) -> None:
+        key = episode["episode_id"]
+        step_rows = [{**{k: episode[k] for k in EPISODE_KEYS.names}, **s} for s in steps]
+        _write_atomic(pa.Table.from_pylist(step_rows, schema=self.steps_schema),
+                      self.parts / f"steps-{key}.parquet")
+        _write_atomic(pa.Table.from_pylist([episode], schema=self.episodes_schema),
+                      self.parts / f"episodes-{key}.parquet")
+        self.episodes_written += 1
+        if time.monotonic() - self._last_combine >= self.combine_every_s:
+            self.combine()
+
+    def combine(self) -> None:
+        for kind, schema in (("steps", self.steps_schema), ("episodes", self.episodes_schema)):
+            files = sorted(self.parts.glob(f"{kind}-*.parquet"))
+            tables = [pq.read_table(f, schema=schema) for f in files]
+            table = pa.concat_tables(tables) if tables else schema.empty_table()
+            _write_atomic(table.replace_schema_metadata(schema.metadata), self.run_dir / f"{kind}.parquet")
+        self._last_combine = time.monotonic()
+
+
+def read_metadata(path: Path) -> dict[str, Any]:
+    """The run metadata stored in a trace file; refuses files from a newer schema version."""
+    raw = (pq.read_schema(path).metadata or {}).get(METADATA_KEY)
+    if raw is None:
+        raise TraceFormatError(f"{path} is not a groundbench trace (no {METADATA_KEY.decode()} metadata)")
+    meta = json.loads(raw)
+    if meta.get("schema_version", 0) > SCHEMA_VERSION:
+        raise TraceFormatError(f"{path} was written by a newer groundbench (trace schema "
+                               f"{meta['schema_version']} > {SCHEMA_VERSION}); upgrade to read it")
+    return meta

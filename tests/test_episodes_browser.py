@@ -1,0 +1,139 @@
+"""Real-browser tests of the foundation: the smoke suite end to end through the CLI, stale refs,
+and per-episode state isolation with episodes running at the same time."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from playwright.async_api import async_playwright
+
+from agents.actions import Click, execute
+from agents.agent import AgentConfig, GroundingAgent
+from agents.brief import Brief
+from agents.observation import RefBook, StaleRefError
+from agents.worker.scripted import ScriptedWorker
+from harness.browser import BrowserSettings, launch, new_episode_context
+from harness.traces import read_metadata
+from sites.server import FixtureServer
+from tasks.schema import Subgoal
+
+pytestmark = pytest.mark.browser
+
+EPISODE_COLUMNS = {"task_id", "seed", "config_name", "success", "steps", "vision_calls", "wall_s", "failure"}
+STEP_COLUMNS = {"task_id", "seed", "step", "action", "ref", "target_name", "observe_ms", "choose_ms",
+                "act_ms", "validate_ms", "error_type", "error"}
+
+
+def test_smoke_suite_from_the_command_line(tmp_path: Path) -> None:
+    run_dir = tmp_path / "smoke"
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "suite=smoke", "seeds=[0,1]", "concurrency=2",
+         f"hydra.run.dir={run_dir}"], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    episodes = pd.read_parquet(run_dir / "episodes.parquet")
+    steps = pd.read_parquet(run_dir / "steps.parquet")
+    assert EPISODE_COLUMNS <= set(episodes.columns) and STEP_COLUMNS <= set(steps.columns)
+    assert len(episodes) == 2 * 4 and sorted(episodes.seed.unique()) == [0, 1]
+    assert episodes.success.all(), episodes[["task_id", "seed", "failure", "failure_detail"]]
+    assert (episodes.failure == "").all() and (episodes.vision_calls == 0).all()
+    assert len(steps) == episodes.steps.sum() and (steps.error_type == "").all()
+    assert set(steps.action) >= {"click", "type", "expand"}
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["viewport"] == {"width": 1280, "height": 720} and run["device_scale_factor"] == 1.0
+    assert run["browser_version"] and run["packages"]["playwright"] and run["git_commit"]
+    assert run["config"]["suite"]["name"] == "smoke"
+    assert read_metadata(run_dir / "steps.parquet")["config_name"] == "full/none/scripted"
+    assert pq.read_schema(run_dir / "episodes.parquet").field("success").type == "bool"
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+async def _with_page(server: FixtureServer, path: str, body, episode: str = "stale", seed: int = 0):
+    settings = BrowserSettings()
+    async with async_playwright() as pw:
+        browser = await launch(pw, settings)
+        try:
+            context = await new_episode_context(browser, settings, server.origins, episode, seed)
+            page = await context.new_page()
+            await page.goto(f"{server.origin()}{path}?seed={seed}")
+            return await body(page)
+        finally:
+            await browser.close()
+
+
+def test_ref_from_an_earlier_observation_is_refused(server: FixtureServer) -> None:
+    async def body(page):
+        refs = RefBook()
+        first = await refs.observe(page)
+        chevron = next(e for e in first.interactive() if e.name == "Expand Region filter")
+        await execute(page, refs, Click(ref=chevron.ref, observation_id=first.id))
+        with pytest.raises(StaleRefError, match="acted on since"):
+            await execute(page, refs, Click(ref=chevron.ref, observation_id=first.id))
+        second = await refs.observe(page)
+        with pytest.raises(StaleRefError, match="newer observation"):
+            await execute(page, refs, Click(ref=chevron.ref, observation_id=first.id))
+        with pytest.raises(StaleRefError, match="no such ref"):
+            await execute(page, refs, Click(ref="e99999", observation_id=second.id))
+        return True
+
+    assert _run(_with_page(server, "/shop/index.html", body))
+
+
+class _StaleWorker(ScriptedWorker):
+    """Replays its first choice forever: a worker that carries a ref across steps."""
+
+    def __init__(self) -> None:
+        self.first = None
+
+    def decide(self, subgoal, obs):
+        action, choice = super().decide(subgoal, obs)
+        self.first = self.first or (action, choice)
+        return self.first
+
+
+def test_agent_records_stale_ref_in_the_trace(server: FixtureServer) -> None:
+    plan = [Subgoal(action="expand", target="Region filter expand button"),
+            Subgoal(action="expand", target="Region filter expand button")]
+    brief = Brief(task_id="t", goal="g", start_url="", plan=plan, max_steps=3, allowed_origins=[])
+    rows = []
+
+    async def body(page):
+        agent = GroundingAgent(AgentConfig(), _StaleWorker())
+        return await agent.run(page, brief, rows.append)
+
+    outcome = _run(_with_page(server, "/shop/index.html", body))
+    assert [r.error_type for r in rows] == ["", "stale_ref", "stale_ref"]
+    assert not outcome.plan_done and outcome.last_error_type == "stale_ref"
+
+
+def test_concurrent_episodes_never_see_each_others_state(server: FixtureServer) -> None:
+    settings = BrowserSettings()
+
+    async def episode(browser, name: str) -> None:
+        context = await new_episode_context(browser, settings, server.origins, name, 0)
+        page = await context.new_page()
+        await page.goto(f"{server.origin()}/shop/index.html")
+        coupon = page.locator("form", has=page.get_by_role("heading", name="Coupon"))
+        await coupon.get_by_role("textbox").fill(f"CODE-{name}")
+        await coupon.get_by_role("button", name="Submit").click()
+        await page.get_by_text("Coupon saved").wait_for()
+        await context.close()
+
+    async def main() -> None:
+        async with async_playwright() as pw:
+            browser = await launch(pw, settings)
+            await asyncio.gather(*(episode(browser, f"iso{k}") for k in range(4)))
+            await browser.close()
+
+    _run(main())
+    for k in range(4):
+        assert server.store.state(f"iso{k}") == {"coupon": {"submitted": True, "code": f"CODE-iso{k}"}}

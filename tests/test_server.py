@@ -1,0 +1,66 @@
+import json
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from sites.server import EPISODE_COOKIE, FixtureServer
+
+
+def fetch(url: str, episode: str | None = None, body: dict | None = None) -> tuple[int, bytes]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method="POST" if data else "GET")
+    if episode:
+        req.add_header("Cookie", f"{EPISODE_COOKIE}={episode}")
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def test_two_origins_serve_the_same_sites(server: FixtureServer) -> None:
+    main, alt = server.origin("main"), server.origin("alt")
+    assert main != alt and main.startswith("http://127.0.0.1:") and alt.startswith("http://127.0.0.1:")
+    for origin in (main, alt):
+        status, body = fetch(f"{origin}/shop/index.html")
+        assert status == 200 and b"<title>Shop</title>" in body
+    status, body = fetch(f"{main}/_gb/gb.js")
+    assert status == 200 and alt.encode() in body
+
+
+@pytest.mark.parametrize("path", ["/../server.py", "/shop/../../pyproject.toml", "/shop/%2e%2e/server.py",
+                                  "/nosuchsite/index.html", "/_gb/gb.js/../../server.py", "/"])
+def test_traversal_and_unknown_sites_are_404(server: FixtureServer, path: str) -> None:
+    status, body = fetch(server.origin() + path)
+    assert status == 404 and b"Traceback" not in body
+
+
+def test_state_is_isolated_per_episode_under_concurrency(server: FixtureServer) -> None:
+    def worker(episode: str) -> None:
+        for i in range(25):
+            fetch(f"{server.origin('alt')}/_gb/state", episode, {"set": {"who": episode, f"n.{i}": i},
+                                                              "push": {"log": episode}})
+
+    threads = [threading.Thread(target=worker, args=(f"ep{k}",)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(6):
+        state = server.store.state(f"ep{k}")
+        assert state["who"] == f"ep{k}" and state["log"] == [f"ep{k}"] * 25 and len(state["n"]) == 25
+
+
+def test_state_needs_cookie_and_reading_needs_token(server: FixtureServer) -> None:
+    assert fetch(f"{server.origin()}/_gb/state", None, {"set": {"a": 1}})[0] == 400
+    fetch(f"{server.origin()}/_gb/state", "tok-test", {"set": {"a": 1}})
+    assert fetch(f"{server.origin()}/_gb/harness/state/tok-test")[0] == 404
+    status, body = fetch(f"{server.origin()}/_gb/harness/state/tok-test?token={server.token}")
+    assert status == 200 and json.loads(body) == {"a": 1}
+
+
+def test_server_refuses_non_loopback_bind() -> None:
+    with pytest.raises(ValueError, match="loopback"):
+        FixtureServer(host="0.0.0.0")
