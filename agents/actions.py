@@ -7,7 +7,7 @@ import asyncio
 from typing import Annotated, Literal
 
 from playwright.async_api import Locator, Page
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.observation import RefBook
 
@@ -17,8 +17,17 @@ class _Action(BaseModel):
 
 
 class _Targeted(_Action):
-    ref: str
-    observation_id: int
+    """A target is a ref of one observation, or (degraded route) a viewport point in CSS px."""
+
+    ref: str | None = None
+    observation_id: int = 0
+    point: tuple[float, float] | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> _Targeted:
+        if (self.ref is None) == (self.point is None):
+            raise ValueError("a targeted action needs exactly one of ref or point")
+        return self
 
 
 class Click(_Targeted):
@@ -92,7 +101,7 @@ def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) -> Loc
 async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float = 3000) -> str:
     """Run one action; returns text for `read` (else ""). The observation is spent afterwards,
     unless the action was refused before touching the page (a stale ref)."""
-    if isinstance(action, _Targeted):
+    if isinstance(action, _Targeted) and action.ref is not None:
         refs.resolve(action.ref, action.observation_id)
     try:
         return await _execute(page, refs, action, timeout_ms)
@@ -102,6 +111,8 @@ async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: floa
 
 
 async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float) -> str:
+    if isinstance(action, _Targeted) and action.point is not None:
+        return await _execute_at_point(page, action, action.point)
     match action:
         case Click() | Expand():
             await locator_for(page, refs, action.ref, action.observation_id).click(timeout=timeout_ms)
@@ -137,3 +148,30 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
         case Finish():
             pass
     return ""
+
+
+async def _execute_at_point(page: Page, action: _Targeted, point: tuple[float, float]) -> str:
+    """The degraded route: real mouse and keyboard events at a viewport point."""
+    x, y = point
+    match action:
+        case Click() | Expand() | Select():
+            await page.mouse.click(x, y)
+        case Type():
+            await page.mouse.click(x, y)
+            if action.clear:
+                await page.keyboard.press("ControlOrMeta+A")
+                await page.keyboard.press("Backspace")
+            await page.keyboard.type(action.text)
+            if action.then == "enter":
+                await page.keyboard.press("Enter")
+            elif action.then == "escape":
+                await page.keyboard.press("Escape")
+            elif action.then == "click_away":
+                await page.mouse.click(*CLICK_AWAY_POINT)
+        case SetValue() | Read():
+            raise PointActionError(f"{action.kind} needs a DOM target; a point cannot carry it")
+    return ""
+
+
+class PointActionError(ValueError):
+    pass

@@ -1,30 +1,88 @@
-"""The grounding agent: composes the pipeline stages (observe → choose → act → validate) from
-config and runs one episode on an open page, reporting every step as a StepRecord."""
+"""The grounding agent: composes the pipeline stages from config and runs one episode.
+
+observe → (gate) → perceive → enrich → rank → choose → resolve/snap → act → validate, with each
+mechanism a switch in AgentConfig. A mechanism that is off is absent: its module is not called."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from agents.actions import execute
+from agents import (
+    compound_split,
+    coverage,
+    enrichment,
+    fingerprint,
+    snapping,
+    som,
+    subgoal_relevance,
+)
+from agents.actions import (
+    AnyAction,
+    Back,
+    Click,
+    Expand,
+    Finish,
+    Navigate,
+    PointActionError,
+    Read,
+    Scroll,
+    Select,
+    SetValue,
+    Type,
+    Wait,
+    execute,
+)
 from agents.brief import Brief, StepRecord
-from agents.observation import RefBook, StaleRefError
-from agents.worker.scripted import ScriptedWorker
+from agents.direct_navigation import DirectNavigation
+from agents.freshness import PreviousPerception, overlay
+from agents.marks import Mark
+from agents.navigation_guard import NavigationGuard
+from agents.observation import Box, Element, Observation, RefBook, StaleRefError
+from agents.perception.base import PerceptionResult, Tier, VisionBackend
+from agents.tiers import TierPolicy
+from agents.worker.base import WorkerReply
+from agents.worker.scripted import Decision, ScriptedWorker, mark_key
+from tasks.schema import Subgoal
 
 
 class AgentConfig(BaseModel):
-    """Mechanism switches and timings of the agent; Hydra's `agent` group validated once."""
+    """Mechanism switches and their parameters (Hydra's `agent` group, validated once).
+
+    Each boolean switch is named after the module it turns on or off."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = "full"
-    settle_ms: int = 150
-    action_timeout_ms: int = 3000
+    settle_ms: int = Field(150, ge=0)
+    action_timeout_ms: int = Field(3000, ge=100)
+    enrichment: bool = True
+    compound_split: bool = True
+    snapping: bool = True
+    subgoal_relevance: bool = True
+    tiers: bool = True
+    tiers_complex_candidates: int = 40
+    tiers_complex_controls: int = 60
+    coverage: bool = True
+    coverage_cap: int = 200
+    freshness: bool = True
+    freshness_max_steps: int = 2
+    freshness_max_age_s: float = 10.0
+    dead_action_guard: bool = True
+    dead_action_limit: int = Field(2, ge=1)
+    navigation_guard: bool = True
+    direct_navigation: bool = True
+    gating: bool = True
+    gating_tolerance: float = Field(0.05, ge=0, le=1)
+    prefetch: bool = True
+    prefetch_window_ms: int = 150
+    prefetch_critical_window_ms: int = 2000
 
 
 @dataclass
@@ -32,6 +90,7 @@ class Outcome:
     steps: int
     plan_done: bool
     last_error_type: str = ""
+    screenshots: dict[int, bytes] = field(default_factory=dict)
 
 
 StepSink = Callable[[StepRecord], Awaitable[None] | None]
@@ -41,10 +100,72 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
+@dataclass
+class _Epoch:
+    """One vision call's authority: the fingerprint it saw and the candidates it produced."""
+
+    fp: fingerprint.Fingerprint
+    url: str
+    candidates: list[tuple[Box, str, float]]
+    tier: Tier
+
+
+@dataclass
+class _Prefetch:
+    task: asyncio.Task
+    started: float
+
+
 class GroundingAgent:
-    def __init__(self, config: AgentConfig, worker: ScriptedWorker) -> None:
+    def __init__(self, config: AgentConfig, worker: ScriptedWorker, backend: VisionBackend | None,
+                 save_screenshots: bool = False) -> None:
         self.config = config
+        self.save_screenshots = save_screenshots
         self.worker = worker
+        self.backend = backend
+        self.tiers = TierPolicy(config.tiers_complex_candidates, config.tiers_complex_controls) \
+            if config.tiers else None
+        self.guard: NavigationGuard | None = None
+        self.refs = RefBook()
+        self.epoch: _Epoch | None = None
+        self.previous: PreviousPerception | None = None
+        self.prefetch: _Prefetch | None = None
+        self.noops: dict[str, int] = {}
+        self.dead: set[str] = set()
+        self.force_fresh = False
+        self.screenshots: dict[int, bytes] = {}
+
+    # ---- episode -------------------------------------------------------------------------
+    async def run(self, page: Page, brief: Brief, on_step: StepSink) -> Outcome:
+        cfg = self.config
+        if cfg.navigation_guard:
+            self.guard = NavigationGuard(list(brief.allowed_origins))
+            await self.guard.install(page.context)
+        await page.goto(brief.start_url)
+        await self._settle(page)
+        shortcut = DirectNavigation(brief) if cfg.direct_navigation and brief.url_grammar and \
+            brief.url_grammar.replaces else None
+        index, last_error = 0, ""
+        for step in range(brief.max_steps):
+            if index >= len(brief.plan):
+                await self._cancel_prefetch()
+                return Outcome(steps=step, plan_done=True, screenshots=self.screenshots)
+            subgoal = brief.plan[index]
+            rec = StepRecord(step=step, subgoal_index=index, subgoal_action=subgoal.action,
+                             subgoal_target=subgoal.target or "")
+            if shortcut is not None and shortcut.applies(index):
+                advanced_to = await self._direct_navigation(page, shortcut, rec)
+                index = advanced_to if advanced_to is not None else index
+            else:
+                advanced = await self._step(page, brief, subgoal, rec, step)
+                index += advanced
+            last_error = rec.error_type or last_error
+            result = on_step(rec)
+            if result is not None:
+                await result
+        await self._cancel_prefetch()
+        return Outcome(steps=brief.max_steps, plan_done=index >= len(brief.plan),
+                       last_error_type=last_error, screenshots=self.screenshots)
 
     async def _settle(self, page: Page) -> None:
         try:
@@ -53,52 +174,465 @@ class GroundingAgent:
             pass
         await page.wait_for_timeout(self.config.settle_ms)
 
-    async def run(self, page: Page, brief: Brief, on_step: StepSink) -> Outcome:
-        refs = RefBook()
-        index = 0
-        last_error = ""
-        for step in range(brief.max_steps):
-            if index >= len(brief.plan):
-                return Outcome(steps=step, plan_done=True)
-            subgoal = brief.plan[index]
-            rec = StepRecord(step=step, subgoal_index=index, subgoal_action=subgoal.action,
-                             subgoal_target=subgoal.target or "")
-            t0 = time.perf_counter()
-            obs = await refs.observe(page)
-            rec.observe_ms, rec.url, rec.observation_id = _ms(t0), obs.url, obs.id
-            rec.candidates = len(obs.interactive())
+    # ---- one step ------------------------------------------------------------------------
+    async def _step(self, page: Page, brief: Brief, subgoal: Subgoal, rec: StepRecord, step: int) -> int:
+        t0 = time.perf_counter()
+        fp_before = await fingerprint.take(page)
+        obs = await self.refs.observe(page)
+        rec.observe_ms, rec.url, rec.observation_id = _ms(t0), obs.url, obs.id
+        self._record_fp(rec, fp_before)
 
-            t0 = time.perf_counter()
-            action, choice = self.worker.decide(subgoal, obs)
-            rec.choose_ms = _ms(t0)
-            if choice is not None:
-                rec.ref, rec.match_score = choice.element.ref, round(choice.score, 3)
-                rec.target_role, rec.target_name = choice.element.role, choice.element.label
-            if action is None:
-                rec.error_type, rec.error = "no_target", f"no element matches {subgoal.target!r}"
-            else:
-                rec.action = action.kind
-                t0 = time.perf_counter()
-                try:
-                    await execute(page, refs, action, self.config.action_timeout_ms)
-                    rec.advanced = True
-                except StaleRefError as exc:
-                    rec.error_type, rec.error = "stale_ref", str(exc)
-                except PlaywrightTimeoutError as exc:
-                    rec.error_type, rec.error = "action_timeout", str(exc).splitlines()[0]
-                except PlaywrightError as exc:
-                    if page.is_closed():
-                        raise
-                    rec.error_type, rec.error = "action_error", str(exc).splitlines()[0]
-                rec.act_ms = _ms(t0)
-            t0 = time.perf_counter()
+        if subgoal.action in ("scroll", "navigate", "back", "wait", "finish"):
+            decision = self.worker.decide(subgoal, [])
+            return await self._act_and_validate(page, brief, subgoal, decision, None, obs, fp_before,
+                                                rec, step)
+
+        t0 = time.perf_counter()
+        geometry = await snapping.frame_geometry(page, obs) if self.config.snapping else {
+            "": (0.0, 0.0, "top")}
+        elements = self._placed(obs, geometry)
+        rec.resolve_ms += _ms(t0)
+
+        marks = await self._marks(page, subgoal, obs, elements, fp_before, rec, step)
+        t0 = time.perf_counter()
+        decision = self.worker.decide(subgoal, marks, frozenset(self.dead))
+        rec.choose_ms = _ms(t0)
+        if decision.satisfied:
+            rec.skipped_satisfied = True
+            rec.target_role, rec.target_name = decision.mark.role, decision.mark.label
+            rec.effective = True
+            return 1
+        if decision.reply is None or decision.mark is None:
+            rec.error_type, rec.error = "no_target", f"no mark matches {subgoal.target!r}"
+            self.force_fresh = True
+            return 0
+        mark = decision.mark
+        rec.mark_rank, rec.relevance = mark.number, mark.relevance
+        rec.match_score, rec.target_role, rec.target_name = round(decision.score, 3), mark.role, mark.label
+        rec.perceptual_confidence = mark.confidence
+        rec.source = mark.source
+        return await self._act_and_validate(page, brief, subgoal, decision, geometry, obs, fp_before,
+                                            rec, step)
+
+    def _placed(self, obs: Observation, geometry: dict) -> list[tuple[Element, Box]]:
+        """Elements with their viewport boxes: frame content placed exactly when snapping is on;
+        only the top document exists for the agent when it is off."""
+        placed = []
+        for el in obs.elements.values():
+            if el.box is None or el.box.area <= 0:
+                continue
+            if self.config.snapping:
+                box = snapping.exact_box(el, el.box, geometry)
+                if box is not None:
+                    placed.append((el, box))
+            elif el.frame == "":
+                placed.append((el, el.box))
+        return placed
+
+    # ---- perceive / enrich / rank --------------------------------------------------------
+    async def _marks(self, page: Page, subgoal: Subgoal, obs: Observation,
+                     elements: list[tuple[Element, Box]], fp: fingerprint.Fingerprint | None,
+                     rec: StepRecord, step: int) -> list[Mark]:
+        subgoal_text = (subgoal.target or "") if self.config.subgoal_relevance else ""
+        if self.backend is None:
+            rec.path = "dom"
+            marks = [enrichment.element_mark(i, el, box, 1.0, "dom", obs.id)
+                     for i, (el, box) in enumerate(((e, b) for e, b in elements if e.interactive), 1)]
+            rec.candidates = len(marks)
+        else:
+            candidates = await self._candidates(page, subgoal, subgoal_text, fp, rec, step)
+            marks = self._enrich(candidates, elements, obs.id, rec)
+            if self.config.coverage and coverage.missing_label(marks, subgoal.label):
+                rec.coverage_pass = True
+                result = await self._perceive(page, subgoal_text, [subgoal.label or ""], "large",
+                                              rec, cap=self.config.coverage_cap)
+                extra = self._to_px(page, result)
+                marks = self._enrich(candidates + extra, elements, obs.id, rec)
+                rec.coverage_recovered = not coverage.missing_label(marks, subgoal.label)
+        t0 = time.perf_counter()
+        if self.config.subgoal_relevance:
+            marks = subgoal_relevance.rank(marks, subgoal_text)
+        rec.rank_ms = _ms(t0)
+        if self.save_screenshots:
+            await self._save_som(page, marks, rec)
+        self._last_marks = marks
+        return marks
+
+    def _enrich(self, candidates: list[tuple[Box, str, float]], elements: list[tuple[Element, Box]],
+                observation_id: int, rec: StepRecord) -> list[Mark]:
+        t0 = time.perf_counter()
+        if not self.config.enrichment:
+            marks = [Mark(number=i, box=b, label=label, confidence=c, source="vision")
+                     for i, (b, label, c) in enumerate(candidates, 1)]
+            rec.unmatched = len(marks)
+        else:
+            parts: list = []
+            if self.config.compound_split:
+                candidates, parts, rec.split = compound_split.split(candidates, elements)
+            marks, rec.unmatched = enrichment.bridge(candidates, elements, observation_id)
+            if parts:
+                marks = compound_split.add_parts(marks, parts, observation_id)
+        rec.enrich_ms += _ms(t0)
+        return marks
+
+    async def _candidates(self, page: Page, subgoal: Subgoal, subgoal_text: str,
+                          fp: fingerprint.Fingerprint | None, rec: StepRecord, step: int
+                          ) -> list[tuple[Box, str, float]]:
+        """Vision candidates in viewport px: reused from the epoch while the page agrees (gating),
+        else a prefetched or fresh vision call, plus the freshness overlay."""
+        cfg = self.config
+        if cfg.gating:
+            reason = self._gate(fp)
+            rec.cache = "hit" if reason == "" else "miss"
+            rec.miss_reason = reason
+            if reason == "" and self.epoch is not None:
+                rec.path = "procedural"
+                return list(self.epoch.candidates)
+        rec.path = "declarative"
+        tier: Tier = self.tiers.tier_for(page.url) if self.tiers else "small"
+        result = await self._prefetched(fp, tier, subgoal, rec) if cfg.prefetch else None
+        if result is None:
+            result = await self._perceive(page, subgoal_text, [], tier, rec)
+        candidates = self._to_px(page, result)
+        if self.tiers is not None:
+            cap_hit = len(result.candidates) >= self._cap_guess(tier)
+            rec.tier_escalated = self.tiers.observe(page.url, len(result.candidates),
+                                                    len(candidates), cap_hit)
+        if fp is not None and not result.error_type:
+            self.epoch = _Epoch(fp=fp, url=page.url, candidates=candidates, tier=tier)
+        if cfg.freshness:
+            extra, rec.overlay_suppressed = overlay(self.previous, page.url, step,
+                                                    cfg.freshness_max_steps, cfg.freshness_max_age_s,
+                                                    candidates)
+            rec.overlay_marks = len(extra)
+            self.previous = PreviousPerception(page.url, step, time.monotonic(), candidates)
+            candidates = candidates + extra
+        return candidates
+
+    def _cap_guess(self, tier: Tier) -> int:
+        caps = getattr(getattr(self.backend, "config", None), "cap", None)
+        return caps.get(tier, 10**6) if isinstance(caps, dict) else 10**6
+
+    def _gate(self, fp: fingerprint.Fingerprint | None) -> str:
+        """"" when the last vision epoch still has authority, else why not."""
+        if self.force_fresh:
+            self.force_fresh = False
+            return "forced"
+        if self.epoch is None:
+            return "no_epoch"
+        if fp is None:
+            return "navigating"
+        parts = self.epoch.fp.differs(fp)
+        if parts:
+            return parts[0]
+        if self.epoch.fp.delta(fp) > self.config.gating_tolerance:
+            return "delta"
+        return ""
+
+    async def _perceive(self, page: Page, subgoal_text: str, hints: list[str], tier: Tier,
+                        rec: StepRecord, cap: int | None = None) -> PerceptionResult:
+        assert self.backend is not None
+        t0 = time.perf_counter()
+        png = await page.screenshot()
+        result = await self.backend.perceive(png, subgoal_text, hints, tier, cap)
+        rec.perceive_ms += _ms(t0)
+        rec.vision_calls += 1
+        rec.vision_call = True
+        rec.tier = tier if not rec.tier else rec.tier
+        rec.tokens_in += result.tokens_in
+        rec.tokens_out += result.tokens_out
+        rec.candidates = len(result.candidates)
+        if result.error_type:
+            rec.perception_error = f"{result.error_type}: {result.error}"[:300]
+        return result
+
+    def _to_px(self, page: Page, result: PerceptionResult) -> list[tuple[Box, str, float]]:
+        size = page.viewport_size or {"width": 1280, "height": 720}
+        out = []
+        for c in result.candidates:
+            x, y, w, h = c.box.to_pixels(size["width"], size["height"])
+            out.append((Box(x=x, y=y, width=w, height=h), c.label, c.confidence))
+        return out
+
+    # ---- prefetch ------------------------------------------------------------------------
+    def _start_prefetch(self, page: Page, subgoal_text: str) -> None:
+        if self.backend is None or page.is_closed():
+            return
+        backend, tiers = self.backend, self.tiers
+
+        async def ahead() -> tuple[fingerprint.Fingerprint | None, PerceptionResult, Tier, float]:
             await self._settle(page)
-            rec.validate_ms = _ms(t0)
-            if rec.advanced:
-                index += 1
-            last_error = rec.error_type or last_error
-            result = on_step(rec)
-            if result is not None:
-                await result
-        return Outcome(steps=brief.max_steps, plan_done=index >= len(brief.plan),
-                       last_error_type=last_error)
+            t0 = time.perf_counter()
+            fp = await fingerprint.take(page)
+            tier: Tier = tiers.tier_for(page.url) if tiers else "small"
+            png = await page.screenshot()
+            result = await backend.perceive(png, subgoal_text, [], tier)
+            return fp, result, tier, _ms(t0)
+
+        self.prefetch = _Prefetch(asyncio.ensure_future(ahead()), time.perf_counter())
+
+    async def _prefetched(self, fp: fingerprint.Fingerprint | None, tier: Tier, subgoal: Subgoal,
+                          rec: StepRecord) -> PerceptionResult | None:
+        """The prefetched result if it is ready within the window and saw this very page state."""
+        pending, self.prefetch = self.prefetch, None
+        if pending is None:
+            return None
+        window = (self.config.prefetch_critical_window_ms if subgoal.critical
+                  else self.config.prefetch_window_ms) / 1000
+        t0 = time.perf_counter()
+        done, _ = await asyncio.wait({pending.task}, timeout=window)
+        rec.vision_wait_ms = _ms(t0)
+        if not done:
+            rec.vision_lagging = True  # the worker is told; the stale result is not used
+            pending.task.cancel()
+            return None
+        try:
+            pf_fp, result, pf_tier, spent = pending.task.result()
+        except (PlaywrightError, asyncio.CancelledError):
+            return None
+        if pf_fp is None or fp is None or pf_fp.differs(fp) or pf_tier != tier:
+            rec.prefetch_discarded = True
+            return None
+        rec.prefetch_used = True
+        rec.vision_calls += 1
+        rec.vision_call = True
+        rec.tier = pf_tier
+        rec.candidates = len(result.candidates)
+        rec.tokens_in += result.tokens_in
+        rec.tokens_out += result.tokens_out
+        rec.perceive_ms += spent
+        return result
+
+    async def _cancel_prefetch(self) -> None:
+        if self.prefetch is not None:
+            self.prefetch.task.cancel()
+            try:
+                await self.prefetch.task
+            except (asyncio.CancelledError, PlaywrightError):
+                pass
+            self.prefetch = None
+
+    # ---- resolve / act / validate --------------------------------------------------------
+    async def _act_and_validate(self, page: Page, brief: Brief, subgoal: Subgoal, decision: Decision,
+                                geometry: dict | None, obs: Observation,
+                                fp_before: fingerprint.Fingerprint | None, rec: StepRecord,
+                                step: int) -> int:
+        reply = decision.reply
+        assert reply is not None
+        t0 = time.perf_counter()
+        try:
+            action = await self._resolve(page, reply, decision.mark, geometry, obs, rec)
+        except StaleRefError as exc:
+            rec.error_type, rec.error = "stale_ref", str(exc)
+            return 0
+        finally:
+            rec.resolve_ms += _ms(t0)
+        if action is None:
+            return 0
+        rec.action = action.kind
+        if isinstance(action, Navigate) and self.guard is not None and not self.guard.check_url(action.url):
+            rec.error_type, rec.error = "blocked_navigation", f"{action.url} is outside the allowed domains"
+            rec.blocked_navigation = 1
+            return 1 if subgoal.action == "navigate" else 0
+        value_before = await self._value(page, decision.mark) if isinstance(action, (Type, SetValue)) else None
+        t0 = time.perf_counter()
+        try:
+            await execute(page, self.refs, action, self.config.action_timeout_ms)
+        except StaleRefError as exc:
+            rec.error_type, rec.error = "stale_ref", str(exc)
+        except PlaywrightTimeoutError as exc:
+            rec.error_type, rec.error = "action_timeout", str(exc).splitlines()[0][:300]
+            rec.actionable = False
+        except (PlaywrightError, PointActionError) as exc:
+            if page.is_closed():
+                raise
+            rec.error_type, rec.error = "action_error", str(exc).splitlines()[0][:300]
+        rec.act_ms = _ms(t0)
+        if action.kind in ("navigate", "back", "click", "expand", "select", "type", "set_value",
+                           "scroll") and self.config.prefetch and self.backend is not None:
+            self._start_prefetch(page, "")
+        t0 = time.perf_counter()
+        await self._settle(page)
+        fp_after = await fingerprint.take(page)
+        effective = await self._effective(page, action, subgoal, decision.mark, fp_before, fp_after,
+                                          value_before, rec)
+        rec.effective = effective
+        if fp_before is not None and fp_after is not None:
+            rec.mutation_delta = round(fp_before.delta(fp_after), 4)
+            rec.effect = ",".join(fp_before.differs(fp_after))
+            if fp_before.url != fp_after.url:
+                self.epoch = None  # navigation always ends the visual epoch
+        if self.guard is not None:
+            blocked = self.guard.drain_blocked()
+            rec.blocked_navigation += len(blocked)
+            if blocked and not rec.error_type:
+                rec.error_type, rec.error = "blocked_navigation", blocked[0][:300]
+            if fp_after is not None:
+                rec.revisit = self.guard.revisit(fp_after.url, fp_after.dom)
+            if fp_before is not None and fp_after is not None and fp_before.url != fp_after.url \
+                    and await self.guard.is_challenge(page):
+                rec.challenge = True
+                rec.error_type, rec.error = "challenge", f"{page.url} is a challenge page; going back"
+                await page.go_back()
+                await self._settle(page)
+        rec.validate_ms = _ms(t0)
+        if rec.error_type == "stale_ref":
+            return 0
+        if effective:
+            self.noops.clear()
+            return 1
+        return self._no_effect(decision.mark, rec)
+
+    def _no_effect(self, mark: Mark | None, rec: StepRecord) -> int:
+        """A no-op questions the reference frame: with the guard, re-perceive (and after repeated
+        no-ops drop that target); without it, the same target is simply tried again."""
+        if not rec.error_type:
+            rec.error_type, rec.error = "no_effect", "the action changed nothing on the page"
+        if not self.config.dead_action_guard or mark is None:
+            return 0
+        key = mark_key(mark)
+        self.noops[key] = self.noops.get(key, 0) + 1
+        rec.dead_action_trigger = True
+        self.force_fresh = True
+        if self.noops[key] >= self.config.dead_action_limit:
+            self.dead.add(key)
+        return 0
+
+    async def _resolve(self, page: Page, reply: WorkerReply, mark: Mark | None, geometry: dict | None,
+                       obs: Observation, rec: StepRecord) -> AnyAction | None:
+        match reply.action:
+            case "scroll":
+                return Scroll(direction=reply.direction)
+            case "navigate":
+                return Navigate(url=reply.url or "")
+            case "back":
+                return Back()
+            case "wait":
+                return Wait(seconds=float(reply.value or 0.5))
+            case "finish":
+                return Finish(answer=reply.answer or "")
+        assert mark is not None
+        target: dict = {}
+        if mark.ref is not None:
+            target = {"ref": mark.ref, "observation_id": mark.observation_id}
+            rec.ref = mark.ref
+            element = self.refs.resolve(mark.ref, mark.observation_id)  # StaleRefError if carried over
+            rec.route = snapping.route_of(element, geometry) if geometry else "top"
+            rec.actionable = await self._actionable(page, mark)
+        elif self.config.snapping:
+            owner = await snapping.owner_at(page, *mark.box.center)
+            if owner is None:
+                rec.error_type, rec.error = "unresolvable", "nothing under the mark's centre"
+                rec.actionable = False
+                return None
+            target = {"point": owner.point}
+            rec.route, rec.degraded = owner.route, owner.degraded
+            rec.actionable = owner.interactive or owner.degraded
+            if owner.degraded:
+                rec.perceptual_confidence = min(rec.perceptual_confidence, snapping.DEGRADED_CONFIDENCE)
+        else:
+            rec.error_type, rec.error = "unresolvable", "no DOM element matches this mark"
+            rec.actionable = False
+            return None
+        common = {**target}
+        match reply.action:
+            case "type":
+                return Type(**common, text=reply.text or "", clear=reply.clear, then=reply.then)
+            case "select":
+                return Select(**common, value=str(reply.value))
+            case "set_value":
+                return SetValue(**common, value=reply.value if reply.value is not None else "")
+            case "expand":
+                return Expand(**common)
+            case "read":
+                return Read(**common)
+        return Click(**common)
+
+    async def _actionable(self, page: Page, mark: Mark) -> bool:
+        """Visible, enabled and not covered: the owner at its centre is the element itself."""
+        if "disabled" in mark.states:
+            return False
+        if not self.config.snapping:
+            return True
+        owner = await snapping.owner_at(page, *mark.box.center)
+        if owner is None:
+            return False
+        return enrichment.iou(owner.box, mark.box) > 0.3 or _inside(owner.box, mark.box) or \
+            _inside(mark.box, owner.box)
+
+    async def _value(self, page: Page, mark: Mark | None) -> str | None:
+        if mark is None or mark.ref is None:
+            return None
+        try:
+            return await page.locator(f"aria-ref={mark.ref}").input_value(timeout=500)
+        except PlaywrightError:
+            return None
+
+    async def _effective(self, page: Page, action: AnyAction, subgoal: Subgoal, mark: Mark | None,
+                         before: fingerprint.Fingerprint | None, after: fingerprint.Fingerprint | None,
+                         value_before: str | None, rec: StepRecord) -> bool:
+        """Did the intended mutation happen? Values must read back; anything else must change the
+        page (structure, text, frames, URL or values)."""
+        if rec.error_type in ("stale_ref", "action_timeout", "action_error"):
+            return False
+        if isinstance(action, (Wait, Finish, Read)):
+            return True
+        if isinstance(action, (Type, SetValue)) and action.ref is not None:
+            try:
+                now = await page.locator(f"aria-ref={action.ref}").input_value(timeout=500)
+            except PlaywrightError:
+                now = None
+            want = action.text if isinstance(action, Type) else str(action.value)
+            if now is not None:
+                return now == want or (isinstance(action, SetValue) and _same_number(now, want))
+        if before is None or after is None:
+            return True  # the page navigated away mid-read: a navigation is an effect
+        return bool(before.differs(after)) or before.values != after.values
+
+    def _record_fp(self, rec: StepRecord, fp: fingerprint.Fingerprint | None) -> None:
+        if fp is not None:
+            rec.fp_dom, rec.fp_text, rec.fp_frames, rec.fp_url = fp.dom, fp.text, fp.frames, fp.url
+
+    async def _save_som(self, page: Page, marks: list[Mark], rec: StepRecord) -> None:
+        size = page.viewport_size or {"width": 1280, "height": 720}
+        png = await page.screenshot()
+        self.screenshots[rec.step] = som.draw(png, marks, (size["width"], size["height"]))
+
+    # ---- direct navigation ---------------------------------------------------------------
+    async def _direct_navigation(self, page: Page, shortcut: DirectNavigation, rec: StepRecord) -> int | None:
+        url = shortcut.url(page.url)
+        rec.action, rec.path = "navigate", "direct"
+        if self.guard is not None and not self.guard.check_url(url):
+            rec.error_type, rec.error = "blocked_navigation", url
+            shortcut.give_up()
+            return None
+        try:
+            await page.goto(url)
+        except PlaywrightError as exc:
+            rec.error_type, rec.error = "action_error", str(exc).splitlines()[0][:300]
+            shortcut.give_up()
+            return None
+        await self._settle(page)
+        self.epoch = None
+        rec.url = page.url
+        text = await page.locator("body").inner_text()
+        if shortcut.verify(text):
+            rec.effective = True
+            return shortcut.resume_index
+        rec.error_type, rec.error = "landing_mismatch", "the page does not show the intended filters"
+        shortcut.give_up()
+        await page.go_back()
+        await self._settle(page)
+        return None
+
+
+def _inside(inner: Box, outer: Box) -> bool:
+    return (inner.x >= outer.x - 2 and inner.y >= outer.y - 2 and inner.x + inner.width <= outer.x +
+            outer.width + 2 and inner.y + inner.height <= outer.y + outer.height + 2)
+
+
+def _same_number(a: str, b: str) -> bool:
+    try:
+        return abs(float(a) - float(b)) < 1e-6
+    except ValueError:
+        return False

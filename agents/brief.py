@@ -22,26 +22,73 @@ class Brief(BaseModel):
 
 
 class StepRecord(BaseModel):
-    """One step of one episode, as written to steps.parquet."""
+    """One step of one episode, as written to steps.parquet. Columns are grouped by stage."""
 
     step: int
     subgoal_index: int
     subgoal_action: str
     subgoal_target: str = ""
-    action: str = ""
-    ref: str = ""
+    url: str = ""
     observation_id: int = 0
+    # perceive: path = declarative (vision), procedural (reused epoch), dom (no vision), direct
+    path: str = ""
+    vision_call: bool = False
+    vision_calls: int = 0
+    tier: str = ""
+    tier_escalated: bool = False
+    candidates: int = 0
+    coverage_pass: bool = False
+    coverage_recovered: bool = False
+    overlay_marks: int = 0
+    overlay_suppressed: str = ""
+    perception_error: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    # gating and prefetch
+    cache: str = ""
+    miss_reason: str = ""
+    prefetch_used: bool = False
+    prefetch_discarded: bool = False
+    vision_lagging: bool = False
+    # enrich / rank / choose
+    unmatched: int = 0
+    split: int = 0
+    source: str = ""
+    mark_rank: int = 0
+    relevance: float = 0.0
+    match_score: float = 0.0
     target_role: str = ""
     target_name: str = ""
-    match_score: float = 0.0
-    url: str = ""
-    candidates: int = 0
-    vision_call: bool = False
+    skipped_satisfied: bool = False
+    # resolve / act
+    action: str = ""
+    ref: str = ""
+    route: str = ""
+    degraded: bool = False
+    # the three conditions
+    perceptual_confidence: float = 1.0
+    actionable: bool = True
+    effective: bool = False
+    # validate
+    effect: str = ""
+    mutation_delta: float = 0.0
+    dead_action_trigger: bool = False
+    blocked_navigation: int = 0
+    challenge: bool = False
+    revisit: bool = False
+    fp_dom: str = ""
+    fp_text: str = ""
+    fp_frames: str = ""
+    fp_url: str = ""
+    # stage timings
     observe_ms: float = 0.0
     perceive_ms: float = 0.0
+    vision_wait_ms: float = 0.0
+    enrich_ms: float = 0.0
+    rank_ms: float = 0.0
     choose_ms: float = 0.0
+    resolve_ms: float = 0.0
     act_ms: float = 0.0
     validate_ms: float = 0.0
-    advanced: bool = False
     error_type: str = ""
     error: str = ""

@@ -49,12 +49,12 @@ class Element(BaseModel):
     role: str
     name: str = ""
     text: str = ""
-    box: Box | None = None
+    box: Box | None = None  # relative to the viewport of the element's own frame
     states: dict[str, str] = {}
     depth: int = 0
     parent_ref: str | None = None
     context: tuple[str, ...] = ()  # names and texts of ancestors, nearest first
-    frame: str = ""  # "" for the top document, "f1" for the first child frame, ...
+    frame: str = ""  # "" for the top document, else the ref prefix of the frame's content
 
     @property
     def interactive(self) -> bool:
@@ -97,11 +97,11 @@ def _unquote(text: str) -> str:
 def parse_snapshot(snapshot: str) -> dict[str, Element]:
     """Parse Playwright's YAML-like aria snapshot into elements keyed by ref, in document order.
 
-    Boxes inside iframes are relative to the frame's viewport; they are shifted by the iframe's box
-    (an approximation that ignores borders: exact frame geometry is the snapper's job)."""
+    Boxes are as Playwright reports them: relative to the viewport of the element's own frame
+    (placing frame content in the page is the snapper's job)."""
     nodes: dict[str, dict] = {}
     texts: dict[str, list[str]] = {}
-    stack: list[tuple[int, str, float, float]] = []  # indent, ref, child x/y offset
+    stack: list[tuple[int, str]] = []
     for line in snapshot.splitlines():
         m = _LINE.match(line)
         if not m:
@@ -109,7 +109,7 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
         indent = len(m["indent"])
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        parent_ref, dx, dy = (stack[-1][1], stack[-1][2], stack[-1][3]) if stack else (None, 0.0, 0.0)
+        parent_ref = stack[-1][1] if stack else None
         attrs = dict(_ATTR.findall(m["attrs"] or ""))
         ref = attrs.pop("ref", None)
         if m["role"] == "text":
@@ -121,18 +121,20 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
         box = None
         if "box" in attrs:
             x, y, w, h = (float(v) for v in attrs.pop("box").split(","))
-            box = Box(x=x + dx, y=y + dy, width=w, height=h)
+            box = Box(x=x, y=y, width=w, height=h)
         parent = nodes.get(parent_ref or "")
         nodes[ref] = {
             "ref": ref, "role": m["role"], "name": (m["name"] or "").replace('\\"', '"'),
             "text": _unquote(m["text"] or ""), "box": box,
             "states": {k: v or "true" for k, v in attrs.items()}, "depth": indent // 2,
-            "parent_ref": parent_ref, "frame": ref[: ref.index("e")],
+            # Frame keys come from nesting, not from the ref text: Playwright may prefix even the
+            # top document's refs (e.g. after a navigation), so "" is whatever holds the root.
+            "parent_ref": parent_ref,
+            "frame": (ref[: ref.rindex("e")] if parent["role"] == "iframe" else parent["frame"])
+            if parent else "",
             "context": tuple(c for c in (parent["name"], *parent["context"]) if c)[:6] if parent else (),
         }
-        if m["role"] == "iframe" and box is not None:
-            dx, dy = box.x, box.y
-        stack.append((indent, ref, dx, dy))
+        stack.append((indent, ref))
     elements: dict[str, Element] = {}
     for ref, node in nodes.items():
         own = " ".join(texts.get(ref, ()))

@@ -10,6 +10,7 @@ import xxhash
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.agent import AgentConfig
+from agents.perception.registry import PerceptionConfig
 from harness.browser import BrowserSettings
 
 
@@ -22,10 +23,6 @@ class SuiteConfig(_Frozen):
     ids: list[str] = []
     tags: list[str] = []
     exclude_tags: list[str] = []
-
-
-class PerceptionConfig(_Frozen):
-    name: Literal["none"] = "none"
 
 
 class WorkerConfig(_Frozen):
@@ -49,6 +46,10 @@ class DirsConfig(_Frozen):
     dirs: list[str] = []
 
 
+class TraceConfig(_Frozen):
+    screenshots: bool = False  # Set-of-Mark image of every step, under screenshots/<episode>/
+
+
 class RunConfig(_Frozen):
     agent: AgentConfig
     perception: PerceptionConfig
@@ -61,6 +62,7 @@ class RunConfig(_Frozen):
     heartbeat_s: float = Field(30, gt=0)
     final_settle_ms: int = Field(300, ge=0)
     tasks: DirsConfig = DirsConfig()
+    trace: TraceConfig = TraceConfig()
     sites: DirsConfig = DirsConfig()
 
     @classmethod

@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page
 from playwright.async_api import Error as PlaywrightError
 
 from agents.agent import GroundingAgent
 from agents.brief import Brief, StepRecord
 from agents.naive_text import run_naive
+from agents.perception.registry import build_backend
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import new_episode_context
 from harness.config import RunConfig
@@ -32,6 +33,7 @@ class HeartbeatTimeout(Exception):
 class EpisodeResult:
     row: dict[str, Any]
     steps: list[dict[str, Any]] = field(default_factory=list)
+    screenshots: dict[int, bytes] = field(default_factory=dict)
 
 
 def allowed_origins(task: Task, server: FixtureServer) -> list[str]:
@@ -65,6 +67,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
     episode_id = uuid.uuid4().hex[:16]
     brief = brief_for(task, server, seed)
     steps: list[StepRecord] = []
+    screenshots: dict[int, bytes] = {}
     last_beat = time.monotonic()
     started, t0 = time.time(), time.perf_counter()
     timed_out = crashed = plan_done = False
@@ -75,18 +78,20 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         last_beat = time.monotonic()
         steps.append(rec)
 
-    async def policy(page) -> tuple[bool, str]:
-        nonlocal last_beat
-        await page.goto(brief.start_url)
-        last_beat = time.monotonic()
+    async def policy(page: Page) -> tuple[bool, str]:
         if cfg.policy == "oracle":
+            await page.goto(brief.start_url)
             await run_oracle(page, task, server.origin())
             return True, ""
         if cfg.policy == "naive_text":
+            await page.goto(brief.start_url)
             await run_naive(page, task.plan)
             return True, ""
-        agent = GroundingAgent(cfg.agent, ScriptedWorker())
+        backend = build_backend(cfg.perception, seed, page)
+        worker = ScriptedWorker(prefer_toggle=cfg.agent.compound_split and cfg.agent.enrichment)
+        agent = GroundingAgent(cfg.agent, worker, backend, save_screenshots=cfg.trace.screenshots)
         outcome = await agent.run(page, brief, beat)
+        screenshots.update(outcome.screenshots)
         return outcome.plan_done, outcome.last_error_type
 
     context = None
@@ -123,8 +128,8 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         "episode_id": episode_id, "task_id": task.id, "seed": seed,
         "config_name": cfg.config_name, "config_hash": cfg.config_hash,
         "task_version": task.version, "tags": list(task.tags), "success": success,
-        "steps": len(steps), "vision_calls": sum(s.vision_call for s in steps),
+        "steps": len(steps), "vision_calls": sum(s.vision_calls for s in steps),
         "wall_s": round(time.perf_counter() - t0, 3), "failure": failure,
         "failure_detail": detail or ("; ".join(failed) if failure else ""), "started_at": started,
     }
-    return EpisodeResult(row=row, steps=[s.model_dump() for s in steps])
+    return EpisodeResult(row=row, steps=[s.model_dump() for s in steps], screenshots=screenshots)

@@ -34,6 +34,8 @@ class Subgoal(_Strict):
     direction: Literal["up", "down"] = "down"
     seconds: float = 0.5
     critical: bool = False
+    ensure: Literal["checked", "unchecked", "expanded", "collapsed"] | None = Field(
+        None, description="the state the target must end in; acting is wrong if it already is")
 
     @model_validator(mode="after")
     def _arguments_fit_action(self) -> Subgoal:
@@ -92,6 +94,10 @@ class UrlGrammar(_Strict):
 
     template: str = Field(description="path with {name} placeholders, e.g. /adopt/search.html?species={species}")
     params: dict[str, str] = Field(description="the values this task needs for each placeholder")
+    replaces: int = Field(0, ge=0, description="how many leading plan steps the URL stands in for "
+                                                "(0: the grammar is declared but not a shortcut)")
+    expect: dict[str, str] = Field(default_factory=dict,
+                                   description="words the landing page must show (default: params)")
 
 
 class Task(_Strict):

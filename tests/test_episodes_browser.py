@@ -92,26 +92,27 @@ class _StaleWorker(ScriptedWorker):
     """Replays its first choice forever: a worker that carries a ref across steps."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.first = None
 
-    def decide(self, subgoal, obs):
-        action, choice = super().decide(subgoal, obs)
-        self.first = self.first or (action, choice)
+    def decide(self, subgoal, marks, excluded=frozenset()):
+        self.first = self.first or super().decide(subgoal, marks, excluded)
         return self.first
 
 
 def test_agent_records_stale_ref_in_the_trace(server: FixtureServer) -> None:
-    plan = [Subgoal(action="expand", target="Region filter expand button"),
-            Subgoal(action="expand", target="Region filter expand button")]
-    brief = Brief(task_id="t", goal="g", start_url="", plan=plan, max_steps=3, allowed_origins=[])
+    plan = [Subgoal(action="click", target="Region filter expand button"),
+            Subgoal(action="click", target="Region filter expand button")]
+    brief = Brief(task_id="t", goal="g", start_url=f"{server.origin()}/shop/index.html", plan=plan,
+                  max_steps=3, allowed_origins=[server.origin()])
     rows = []
 
     async def body(page):
-        agent = GroundingAgent(AgentConfig(), _StaleWorker())
+        agent = GroundingAgent(AgentConfig(), _StaleWorker(), backend=None)
         return await agent.run(page, brief, rows.append)
 
     outcome = _run(_with_page(server, "/shop/index.html", body))
-    assert [r.error_type for r in rows] == ["", "stale_ref", "stale_ref"]
+    assert [r.error_type for r in rows] == ["", "stale_ref", "stale_ref"], [(r.error, r.candidates, r.url) for r in rows]
     assert not outcome.plan_done and outcome.last_error_type == "stale_ref"
 
 

@@ -1,0 +1,1 @@
+"""Vision backends: each maps (screenshot, subgoal, label hints, tier) to candidates."""

@@ -1,28 +1,17 @@
-"""Choose stage, scripted: follow the task's plan and pick, among the observed elements, the one
-whose accessible name, role and surrounding context best match the subgoal's description.
+"""Choose stage, scripted: follow the task's plan and pick, among the marks of the current listing,
+the one whose label, role and context best match the subgoal's description.
 
-With a fixed plan every failure is a grounding failure, which is what the harness measures."""
+With a fixed plan every failure is a grounding failure, which is what the harness measures. The
+worker uses whatever the listing carries: with enrichment off it has labels and boxes only."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from agents.actions import (
-    AnyAction,
-    Back,
-    Click,
-    Expand,
-    Finish,
-    Navigate,
-    Read,
-    Scroll,
-    Select,
-    SetValue,
-    Type,
-    Wait,
-)
-from agents.observation import Element, Observation
+from agents.compound_split import prefers_toggle
+from agents.marks import Mark
+from agents.worker.base import WorkerReply
 from tasks.schema import Subgoal
 
 _STOP = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
@@ -38,6 +27,7 @@ ACTION_ROLES = {
     "set_value": {"slider", "spinbutton", "textbox"},
     "select": {"combobox", "listbox"},
 }
+UNTARGETED = frozenset({"scroll", "navigate", "back", "wait", "finish"})
 
 
 def words(text: str) -> list[str]:
@@ -45,23 +35,24 @@ def words(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Choice:
-    element: Element
-    score: float
+class Decision:
+    reply: WorkerReply | None
+    mark: Mark | None = None
+    score: float = 0.0
+    satisfied: bool = False  # the subgoal's `ensure` state already holds: acting would undo it
 
 
-def score(subgoal: Subgoal, el: Element) -> float:
-    """Higher is a better match; <= 0 means this element is not a plausible target."""
+def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
+    """Higher is a better match; <= 0 means this mark is not a plausible target."""
     allowed = ACTION_ROLES.get(subgoal.action)
-    if allowed is not None and el.role not in allowed:
+    if allowed is not None and mark.role and mark.role not in allowed:
         return 0.0
     desc = [w for w in words(subgoal.target or "") if w not in _STOP]
-    name_words = set(words(el.label))
-    context_words = {w for c in el.context for w in words(c)}
+    name_words = set(words(mark.label))
+    context_words = {w for c in mark.context for w in words(c)}
     s = 0.0
     if subgoal.label:
-        label = " ".join(words(subgoal.label))
-        name = " ".join(words(el.label))
+        label, name = " ".join(words(subgoal.label)), " ".join(words(mark.label))
         if name == label:
             s += 3.0
         elif label and label in name:
@@ -69,58 +60,54 @@ def score(subgoal: Subgoal, el: Element) -> float:
     s += sum(1.0 for w in desc if w in name_words)
     s += sum(0.5 for w in desc if w in context_words and w not in name_words)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in words(subgoal.target or "")))
-    if el.role in role_hints:
+    if mark.role in role_hints:
         s += 0.75
+    if s > 0 and prefer_toggle and subgoal.action == "expand" and prefers_toggle(mark):
+        s += 1.0
     return s
 
 
-def rank(subgoal: Subgoal, elements: list[Element]) -> list[Choice]:
-    """Interactive elements ranked by match score; ties keep document order."""
-    scored = [Choice(el, score(subgoal, el)) for el in elements if el.interactive]
-    return sorted((c for c in scored if c.score > 0), key=lambda c: -c.score)
+def _state_holds(subgoal: Subgoal, mark: Mark) -> bool:
+    want = subgoal.ensure or ("expanded" if subgoal.action == "expand" else None)
+    if want is None or not mark.role:
+        return False  # without enrichment the state is unknown: nothing to skip
+    on = {"checked": "checked", "unchecked": "checked", "expanded": "expanded",
+          "collapsed": "expanded"}[want]
+    is_on = mark.states.get(on, "false") not in ("false", "mixed") or (
+        on == "checked" and mark.states.get("pressed", "false") == "true")
+    return is_on == (want in ("checked", "expanded"))
 
 
 class ScriptedWorker:
     name = "scripted"
 
-    def decide(self, subgoal: Subgoal, obs: Observation) -> tuple[AnyAction | None, Choice | None]:
-        """The action for this subgoal on this observation, or (None, None) if nothing matches."""
-        untargeted = _untargeted(subgoal)
-        if untargeted is not None:
-            return untargeted, None
-        ranked = rank(subgoal, obs.interactive())
-        if not ranked:
-            return None, None
-        best = ranked[0]
-        return targeted_action(subgoal, best.element.ref, obs.id), best
+    def __init__(self, prefer_toggle: bool = False) -> None:
+        self.prefer_toggle = prefer_toggle
+
+    def decide(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[str] = frozenset()
+               ) -> Decision:
+        """The reply for this subgoal on this listing; reply None when no mark fits."""
+        if subgoal.action in UNTARGETED:
+            return Decision(WorkerReply(action=subgoal.action, url=subgoal.url,
+                                        direction=subgoal.direction, answer=subgoal.text,
+                                        value=subgoal.seconds if subgoal.action == "wait" else None))
+        best: tuple[float, Mark] | None = None
+        for mark in marks:
+            if mark_key(mark) in excluded:
+                continue
+            s = score(subgoal, mark, self.prefer_toggle)
+            if s > 0 and (best is None or s > best[0]):
+                best = (s, mark)
+        if best is None:
+            return Decision(None)
+        s, mark = best
+        if _state_holds(subgoal, mark):
+            return Decision(None, mark, s, satisfied=True)
+        reply = WorkerReply(action=subgoal.action, mark=mark.number, text=subgoal.text,
+                            clear=subgoal.clear, then=subgoal.then, value=subgoal.value)
+        return Decision(reply, mark, s)
 
 
-def _untargeted(subgoal: Subgoal) -> AnyAction | None:
-    match subgoal.action:
-        case "scroll":
-            return Scroll(direction=subgoal.direction)
-        case "navigate":
-            return Navigate(url=subgoal.url or "")
-        case "back":
-            return Back()
-        case "wait":
-            return Wait(seconds=subgoal.seconds)
-        case "finish":
-            return Finish(answer=subgoal.text or "")
-    return None
-
-
-def targeted_action(subgoal: Subgoal, ref: str, observation_id: int) -> AnyAction:
-    common = {"ref": ref, "observation_id": observation_id}
-    match subgoal.action:
-        case "type":
-            return Type(**common, text=subgoal.text or "", clear=subgoal.clear, then=subgoal.then)
-        case "select":
-            return Select(**common, value=str(subgoal.value))
-        case "set_value":
-            return SetValue(**common, value=subgoal.value if subgoal.value is not None else "")
-        case "expand":
-            return Expand(**common)
-        case "read":
-            return Read(**common)
-    return Click(**common)
+def mark_key(mark: Mark) -> str:
+    """Identity of a target across observations (refs are per observation): role, name, place."""
+    return f"{mark.role}|{mark.label}|{round(mark.box.x / 10)},{round(mark.box.y / 10)}"

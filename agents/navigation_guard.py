@@ -1,0 +1,104 @@
+"""Navigation guard: scope survives shortcuts. Every request of the episode's browser context —
+links, redirects hop by hop, frames, direct URLs — is pinned to the allowed origins and their
+subdomains; challenge pages are not retried blindly; revisits of earlier states are detected."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+from playwright.async_api import BrowserContext, Page, Route
+from playwright.async_api import Error as PlaywrightError
+
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+MAX_HOPS = 10
+CHALLENGE = re.compile(r"verify you are (a )?human|are you a robot|captcha|access denied|"
+                       r"unusual traffic|security check|challenge", re.IGNORECASE)
+
+
+def _host_port(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port
+
+
+def allowed(url: str, allowed_origins: list[str]) -> bool:
+    """True for a URL on an allowed origin (exact scheme/host/port when given) or a subdomain of an
+    allowed host. about:, data: and blob: URLs stay inside the page and are allowed."""
+    scheme, host, port = _host_port(url)
+    if scheme in ("about", "data", "blob"):
+        return True
+    for entry in allowed_origins:
+        a_scheme, a_host, a_port = _host_port(entry if "://" in entry else f"//{entry}")
+        if a_scheme and a_scheme != scheme:
+            continue
+        if a_port is not None and a_port != port:
+            continue
+        if host == a_host or host.endswith("." + a_host):
+            return True
+    return False
+
+
+@dataclass
+class NavigationGuard:
+    allowed_origins: list[str]
+    blocked: list[str] = field(default_factory=list)
+    challenged: set[str] = field(default_factory=set)
+    _states: list[tuple[str, str]] = field(default_factory=list)
+
+    async def install(self, context: BrowserContext) -> None:
+        await context.route("**/*", self._on_request)
+
+    async def _on_request(self, route: Route) -> None:
+        request = route.request
+        if not allowed(request.url, self.allowed_origins):
+            self.blocked.append(request.url)
+            await route.abort("blockedbyclient")
+            return
+        if request.resource_type != "document":
+            await route.continue_()
+            return
+        # Redirect hops are not routed by the browser: follow them here and check every hop.
+        url, response, hops = request.url, await route.fetch(max_redirects=0), 0
+        while response.status in REDIRECTS and hops < MAX_HOPS:
+            target = urljoin(url, response.headers.get("location", ""))
+            if not allowed(target, self.allowed_origins):
+                self.blocked.append(target)
+                await route.abort("blockedbyclient")
+                return
+            url, hops = target, hops + 1
+            response = await route.fetch(url=url, max_redirects=0)
+        if hops:
+            await route.fulfill(status=302, headers={"location": url})
+        else:
+            await route.fulfill(response=response)
+
+    def drain_blocked(self) -> list[str]:
+        out, self.blocked = self.blocked, []
+        return out
+
+    def check_url(self, url: str) -> bool:
+        """May the agent navigate here directly? (Refused: off-scope or a known challenge page.)"""
+        return allowed(url, self.allowed_origins) and url not in self.challenged
+
+    async def is_challenge(self, page: Page) -> bool:
+        """A blocked/challenge landing page; remembered so it is not retried blindly."""
+        try:
+            text = await page.title()
+            heading = page.locator("h1").first
+            if await heading.count():
+                text += " " + await heading.inner_text(timeout=500)
+        except PlaywrightError:
+            return False
+        if CHALLENGE.search(text):
+            self.challenged.add(page.url)
+            return True
+        return False
+
+    def revisit(self, url: str, dom_hash: str) -> bool:
+        """Record a page state; True when it repeats an earlier, non-adjacent state."""
+        state = (url, dom_hash)
+        seen_before = state in self._states[:-1]
+        if not self._states or self._states[-1] != state:
+            self._states.append(state)
+        return seen_before

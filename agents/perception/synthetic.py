@@ -1,0 +1,156 @@
+"""Synthetic vision backend: a seeded simulated VLM for fast, controlled sweeps. It starts from
+what the viewport visibly shows and degrades it with the error processes real models show.
+
+Error processes (each a config field; defaults in conf/perception/synthetic.yaml):
+- cap: candidates per tier; the rest is truncated (dense pages lose controls).
+- miss_small_p: chance to miss a small, icon-only or text-less control (checkbox, chevron).
+- merge_row_p: chance to return a compound row (label text + its small control) as one box.
+- jitter: box edges move by up to this fraction of the box size.
+- label_noise_p: chance a label comes back with one character dropped.
+- state_seen_p: chance the model reports a checked/expanded state it can see (0 = state-blind).
+- large_tier_error_scale: the large tier's miss and merge chances are multiplied by this.
+- latency_ms: simulated call latency per tier, really waited, so gating and prefetch change wall time.
+
+Deterministic for (seed, page state, tier, subgoal, hints)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+import xxhash
+from playwright.async_api import Page
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
+from agents.perception.visible_geometry import Region, read_regions
+
+
+class SyntheticConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: Literal["synthetic"] = "synthetic"
+    cap: dict[str, int] = Field(default_factory=lambda: {"small": 24, "large": 80})
+    miss_small_p: float = Field(0.3, ge=0, le=1)
+    merge_row_p: float = Field(0.7, ge=0, le=1)
+    jitter: float = Field(0.04, ge=0, le=0.5)
+    label_noise_p: float = Field(0.03, ge=0, le=1)
+    state_seen_p: float = Field(0.0, ge=0, le=1)
+    large_tier_error_scale: float = Field(0.3, ge=0, le=1)
+    latency_ms: dict[str, float] = Field(default_factory=lambda: {"small": 0.0, "large": 0.0})
+
+
+@dataclass
+class DegradeStats:
+    """What the error processes did on one call (for the calibration test and the trace)."""
+
+    regions: int = 0
+    eligible_small: int = 0
+    missed_small: int = 0
+    rows: int = 0
+    merged_rows: int = 0
+    truncated: int = 0
+    noisy_labels: int = 0
+    states_seen: int = 0
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def relevance(text: str, subgoal: str) -> float:
+    want = words(subgoal)
+    if not want:
+        return 0.0
+    return len(want & words(text)) / len(want)
+
+
+def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tier: Tier,
+            subgoal: str, hints: list[str], cap: int | None, viewport: tuple[float, float]
+            ) -> tuple[list[Candidate], DegradeStats]:
+    stats = DegradeStats(regions=len(regions))
+    scale = cfg.large_tier_error_scale if tier == "large" else 1.0
+    vw, vh = viewport
+    merged_rows: set[int] = set()
+    for i, r in enumerate(regions):
+        if r.kind == "row":
+            stats.rows += 1
+            if rng.random() < cfg.merge_row_p * scale:
+                merged_rows.add(i)
+    stats.merged_rows = len(merged_rows)
+    drafts: list[tuple[tuple[float, float, float, float], str, str, str]] = []
+    for i, r in enumerate(regions):
+        if r.row in merged_rows:
+            continue  # drawn as part of its row's single box
+        box, text, kind = r.box, r.text, r.kind
+        if i in merged_rows:
+            members = [m for m in regions if m.row == i]
+            x0 = min([box[0], *(m.box[0] for m in members)])
+            y0 = min([box[1], *(m.box[1] for m in members)])
+            x1 = max([box[0] + box[2], *(m.box[0] + m.box[2] for m in members)])
+            y1 = max([box[1] + box[3], *(m.box[1] + m.box[3] for m in members)])
+            box, kind = (x0, y0, x1 - x0, y1 - y0), "row"
+        elif r.small or kind in ("icon", "checkbox") or not text:
+            stats.eligible_small += 1
+            if rng.random() < cfg.miss_small_p * scale:
+                stats.missed_small += 1
+                continue
+        drafts.append((box, text, kind, r.state))
+    hint_words = [words(h) for h in hints]
+
+    def priority(d: tuple) -> tuple[float, float, float, float]:
+        box, text, _, _ = d
+        hinted = any(h and h <= words(text) for h in hint_words)
+        return (-float(hinted), -relevance(text, subgoal), round(box[1] / 8), box[0])
+
+    drafts.sort(key=priority)
+    limit = cap if cap is not None else cfg.cap[tier]
+    stats.truncated = max(0, len(drafts) - limit)
+    candidates = []
+    for box, text, kind, state in drafts[:limit]:
+        x, y, w, h = (v + rng.uniform(-cfg.jitter, cfg.jitter) * s
+                      for v, s in zip(box, (box[2], box[3], box[2], box[3]), strict=True))
+        x0, y0 = min(max(x / vw, 0.0), 0.999), min(max(y / vh, 0.0), 0.999)
+        x1, y1 = min(max((x + w) / vw, x0 + 0.001), 1.0), min(max((y + h) / vh, y0 + 0.001), 1.0)
+        label = text
+        if label and rng.random() < cfg.label_noise_p:
+            cut = rng.randrange(len(label))
+            label = label[:cut] + label[cut + 1:]
+            stats.noisy_labels += 1
+        if state and rng.random() < cfg.state_seen_p:
+            label = f"{label} ({state})".strip()
+            stats.states_seen += 1
+        candidates.append(Candidate(box=NormBox(x0=x0, y0=y0, x1=x1, y1=y1), label=label[:120],
+                                    confidence=round(rng.uniform(0.6, 0.99), 3), kind=kind))
+    return candidates, stats
+
+
+class SyntheticBackend:
+    """Simulated VLM bound to one episode's page; its pixels are the page's visible geometry."""
+
+    name = "synthetic"
+
+    def __init__(self, config: SyntheticConfig, seed: int, page: Page) -> None:
+        self.config, self.seed, self.page = config, seed, page
+        self.last_stats = DegradeStats()
+
+    async def perceive(self, image: bytes, subgoal: str, hints: list[str], tier: Tier,
+                       cap: int | None = None) -> PerceptionResult:
+        t0 = time.perf_counter()
+        regions = await read_regions(self.page)
+        size = self.page.viewport_size or {"width": 1280, "height": 720}
+        key = xxhash.xxh64(f"{self.seed}|{tier}|{subgoal}|{hints}|{cap}|".encode())
+        for r in regions:
+            key.update(f"{r.box}{r.text}{r.kind}".encode())
+        rng = random.Random(key.intdigest())
+        candidates, self.last_stats = degrade(regions, rng, self.config, tier, subgoal, hints, cap,
+                                              (size["width"], size["height"]))
+        spent = (time.perf_counter() - t0) * 1000
+        wait = self.config.latency_ms.get(tier, 0.0) - spent
+        if wait > 0:
+            await asyncio.sleep(wait / 1000)
+        return PerceptionResult(candidates=candidates, tier=tier,
+                                latency_ms=round((time.perf_counter() - t0) * 1000, 2))

@@ -1,0 +1,152 @@
+"""The synthetic backend's narrow reader: what a screenshot of the viewport shows, as regions
+(box in viewport CSS px, visible text, visual kind), standing in for pixels. It returns no refs,
+no roles the eye cannot see and no state: only what is drawn.
+
+Regions drawn inside a canvas or a closed shadow root are invisible to any DOM walk; a page
+declares them for the simulation with `data-gb-visual='[{"label": ..., "box": [x, y, w, h]}]'`
+(box relative to the element), which is what a real model would see painted there."""
+
+from __future__ import annotations
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+from pydantic import BaseModel, ConfigDict
+
+from agents.frames import REACHABLE_JS, frame_offset
+
+# Walks the top document, same-origin frames and open shadow roots; cross-origin frames are read
+# through their own Frame handles (see read_regions) because their documents are not reachable.
+_READ_JS = r"""
+([ox, oy, vw, vh]) => {
+  const out = [];
+  const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const INTERACTIVE = "a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],label";
+  const visibleBox = (el) => {
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) return null;
+    const cs = getComputedStyle(el);
+    if (cs.visibility === "hidden" || cs.display === "none" || parseFloat(cs.opacity) === 0) return null;
+    const x = r.left + ox, y = r.top + oy;
+    if (x + r.width < 0 || y + r.height < 0 || x > vw || y > vh) return null;
+    return [x, y, r.width, r.height];
+  };
+  const ownText = (el) => {
+    if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") {
+      if (["checkbox", "radio", "range", "color"].includes(el.type)) return "";
+      return norm(el.value || el.placeholder || "");
+    }
+    if (el.tagName === "SELECT") return norm(el.options[el.selectedIndex]?.text || "");
+    return norm(el.innerText || el.getAttribute("aria-label") || el.title || "");
+  };
+  const kindOf = (el, text) => {
+    const t = el.tagName;
+    if (t === "INPUT" && (el.type === "checkbox" || el.type === "radio")) return "checkbox";
+    if (t === "INPUT" && el.type === "range") return "slider";
+    if (t === "INPUT" || t === "TEXTAREA" || t === "SELECT") return "field";
+    if (!text) return "icon";
+    return "control";
+  };
+  const looksInteractive = (el) => {
+    if (el.matches(INTERACTIVE)) return el.tagName !== "LABEL";
+    return getComputedStyle(el).cursor === "pointer";
+  };
+  const walk = (root, dx, dy) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.dataset && el.dataset.gbVisual) {
+        const b = visibleBox(el);
+        if (b) {
+          for (const v of JSON.parse(el.dataset.gbVisual)) {
+            out.push({ box: [b[0] + v.box[0] + dx, b[1] + v.box[1] + dy, v.box[2], v.box[3]],
+                       text: v.label || "", kind: v.kind || "control", row: -1, small: false, state: "" });
+          }
+        }
+      }
+      if (el.shadowRoot) walk(el.shadowRoot, dx, dy);
+      if (el.tagName === "IFRAME") {
+        let doc = null;
+        try { doc = el.contentDocument; } catch (e) { doc = null; }
+        if (doc && doc.body) {
+          const r = el.getBoundingClientRect();
+          const cs = getComputedStyle(el);
+          walk(doc, dx + r.left + el.clientLeft + parseFloat(cs.paddingLeft),
+                    dy + r.top + el.clientTop + parseFloat(cs.paddingTop));
+        }
+        continue;
+      }
+      if (!looksInteractive(el)) continue;
+      // An interactive element inside another interactive element is drawn as part of it.
+      const r = el.getBoundingClientRect();
+      const b = visibleBox(el);
+      if (!b) continue;
+      b[0] += dx; b[1] += dy;
+      const text = ownText(el);
+      // A compound row: the control's parent row also shows plain text next to it.
+      let row = -1;
+      const parent = el.parentElement;
+      if (parent && parent !== document.body) {
+        const pt = norm(parent.innerText);
+        const pb = visibleBox(parent);
+        if (pb && pt && pt !== text && pb[2] < vw * 0.9 && pb[3] < 80 &&
+            parent.querySelectorAll(INTERACTIVE).length <= 2) {
+          row = out.length;
+          out.push({ box: [pb[0] + dx, pb[1] + dy, pb[2], pb[3]], text: pt, kind: "row", row: -1, small: false, state: "" });
+        }
+      }
+      const state = (el.checked || el.getAttribute("aria-checked") === "true" ||
+                     el.getAttribute("aria-pressed") === "true") ? "checked"
+                  : el.getAttribute("aria-expanded") === "true" ? "expanded" : "";
+      out.push({ box: b, text, kind: kindOf(el, text), row, state,
+                 small: r.width * r.height < 24 * 24 });
+    }
+  };
+  walk(document, 0, 0);
+  return out;
+}
+"""
+
+
+class Region(BaseModel):
+    """One drawn region: what a model could see, in viewport CSS pixels."""
+
+    model_config = ConfigDict(frozen=True)
+    box: tuple[float, float, float, float]
+    text: str
+    kind: str  # control, field, checkbox, slider, icon, row
+    row: int = -1  # index of the enclosing compound row region, or -1
+    small: bool = False
+    state: str = ""  # a visible state cue: checked (a tick) or expanded (an open section)
+
+
+async def read_regions(page: Page) -> list[Region]:
+    """Regions of the viewport, top document and every frame, in viewport coordinates."""
+    size = page.viewport_size or {"width": 1280, "height": 720}
+    vw, vh = size["width"], size["height"]
+    raw: list[dict] = await page.evaluate(_READ_JS, [0, 0, vw, vh])
+    for frame in page.frames[1:]:
+        try:
+            handle = await frame.frame_element()
+            if await handle.evaluate(REACHABLE_JS):
+                continue  # same-origin: already walked from its parent document
+            ox, oy = await frame_offset(frame)
+            base = len(raw)
+            raw.extend({**r, "row": r["row"] + base if r["row"] >= 0 else -1}
+                       for r in await frame.evaluate(_READ_JS, [ox, oy, vw, vh]))
+        except PlaywrightError:
+            continue  # a frame that detached mid-read is simply not drawn
+    return _dedupe_rows([Region(**r) for r in raw])
+
+
+def _dedupe_rows(regions: list[Region]) -> list[Region]:
+    """A row with two controls is reported once per control by the walk; keep the first."""
+    seen: dict[tuple, int] = {}
+    remap: dict[int, int] = {}
+    out: list[Region] = []
+    for i, r in enumerate(regions):
+        if r.kind == "row":
+            key = tuple(round(v) for v in r.box)
+            if key in seen:
+                remap[i] = seen[key]
+                continue
+            seen[key] = remap[i] = len(out)
+        out.append(r)
+    return [r.model_copy(update={"row": remap.get(r.row, -1)}) if r.row >= 0 else r for r in out]

@@ -1,0 +1,164 @@
+"""Resolve/snap stage: turns a chosen mark into something the browser can act on now.
+
+Frame-aware geometry (iframe offset, border, padding and inner scroll, nested), the interactive
+owner under a point (through same-origin frames and open shadow roots; cross-origin frames through
+their own Frame handles), and the degraded coordinate route for regions the DOM cannot name
+(canvas, closed shadow roots). With snapping off none of this exists: the agent sees the top
+document only and has no coordinate fallback."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page
+
+from agents.frames import OFFSET_JS, frame_offset
+from agents.observation import Box, Element, Observation
+
+Route = Literal["top", "same_origin_frame", "cross_origin_frame", "point", "degraded_point"]
+DEGRADED_CONFIDENCE = 0.5
+
+# The interactive owner at (x, y) of this document: descends open shadow roots; for an iframe,
+# reports it so the caller can continue inside (same-origin: here; cross-origin: via its Frame).
+_OWNER_JS = r"""
+([x, y]) => {
+  const SEL = "a[href],button,input,select,textarea,summary,option,label,[role],[onclick],[tabindex]";
+  let el = document.elementFromPoint(x, y);
+  let closedHost = false;
+  while (el && el.shadowRoot) {
+    const inner = el.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  if (el && el.tagName !== "IFRAME" && el.tagName !== "CANVAS" && !el.shadowRoot &&
+      customElements.get(el.localName) && el.childElementCount === 0 && !el.matches(SEL)) closedHost = true;
+  if (!el) return null;
+  if (el.tagName === "IFRAME") {
+    const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+    const ox = r.left + el.clientLeft + parseFloat(cs.paddingLeft);
+    const oy = r.top + el.clientTop + parseFloat(cs.paddingTop);
+    let sameOrigin = false;
+    try { sameOrigin = !!el.contentDocument; } catch (e) {}
+    return { iframe: true, sameOrigin, ox, oy, name: el.name || el.id || "" };
+  }
+  const owner = el.closest(SEL) || el;
+  const r = owner.getBoundingClientRect();
+  const pointerish = getComputedStyle(owner).cursor === "pointer";
+  return { iframe: false, tag: owner.tagName.toLowerCase(), canvas: owner.tagName === "CANVAS",
+           closedHost, interactive: owner.matches(SEL) || pointerish,
+           box: [r.left, r.top, r.width, r.height], text: (owner.innerText || owner.value || "").slice(0, 80) };
+}
+"""
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The element that would receive an event at a point, in viewport coordinates."""
+
+    box: Box
+    route: Route
+    tag: str
+    interactive: bool
+    degraded: bool
+    frame_url: str = ""
+    text: str = ""
+
+    @property
+    def point(self) -> tuple[float, float]:
+        return self.box.center
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+async def owner_at(page: Page, x: float, y: float, max_depth: int = 4) -> Owner | None:
+    """Descend from the top document to the owner at viewport point (x, y)."""
+    frame: Frame = page.main_frame
+    dx = dy = 0.0
+    route: Route = "point"
+    for _ in range(max_depth):
+        try:
+            hit = await frame.evaluate(_OWNER_JS, [x - dx, y - dy])
+        except PlaywrightError:
+            return None
+        if hit is None:
+            return None
+        if hit["iframe"]:
+            child = await _child_frame_at(frame, hit)
+            if child is None:
+                return None
+            dx, dy = dx + hit["ox"], dy + hit["oy"]
+            route = "point"
+            frame = child
+            continue
+        bx, by, bw, bh = hit["box"]
+        degraded = hit["canvas"] or hit["closedHost"] or not hit["interactive"]
+        box = Box(x=bx + dx, y=by + dy, width=bw, height=bh)
+        if degraded:
+            # The DOM cannot name what is drawn here: act on the perceived point itself.
+            box = Box(x=x - 1, y=y - 1, width=2, height=2)
+        return Owner(box=box, route="degraded_point" if degraded else route, tag=hit["tag"],
+                     interactive=hit["interactive"], degraded=degraded, frame_url=frame.url,
+                     text=hit["text"])
+    return None
+
+
+async def _child_frame_at(frame: Frame, hit: dict) -> Frame | None:
+    """The child Frame behind an iframe hit: the one whose content box starts where the hit's does."""
+    children = frame.child_frames
+    if len(children) <= 1:
+        return children[0] if children else None
+    for child in children:
+        try:
+            ox, oy = await (await child.frame_element()).evaluate(OFFSET_JS)
+        except PlaywrightError:
+            continue
+        if abs(ox - hit["ox"]) < 1 and abs(oy - hit["oy"]) < 1:
+            return child
+    return None
+
+
+async def frame_geometry(page: Page, obs: Observation) -> dict[str, tuple[float, float, Route]]:
+    """Exact viewport offset and route of every frame prefix in an observation ("" = top)."""
+    geometry: dict[str, tuple[float, float, Route]] = {"": (0.0, 0.0, "top")}
+    top_origin = _origin(page.url)
+    iframes = [e for e in obs.elements.values() if e.role == "iframe"]
+    for iframe in iframes:
+        child_prefix = _child_prefix(obs, iframe)
+        if child_prefix is None:
+            continue
+        try:
+            handle = await page.locator(f"aria-ref={iframe.ref}").element_handle(timeout=1000)
+            frame = await handle.content_frame() if handle else None
+        except PlaywrightError:
+            frame = None
+        if frame is None:
+            continue
+        ox, oy = await frame_offset(frame)
+        route: Route = "same_origin_frame" if _origin(frame.url) == top_origin else "cross_origin_frame"
+        geometry[child_prefix] = (ox, oy, route)
+    return geometry
+
+
+def _child_prefix(obs: Observation, iframe: Element) -> str | None:
+    for el in obs.elements.values():
+        if el.parent_ref == iframe.ref and el.frame != iframe.frame:
+            return el.frame
+    return None
+
+
+def exact_box(el: Element, raw_box: Box | None, geometry: dict[str, tuple[float, float, Route]]) -> Box | None:
+    """An element's box in viewport coordinates from its frame-relative box."""
+    if raw_box is None or el.frame not in geometry:
+        return None
+    ox, oy, _ = geometry[el.frame]
+    return Box(x=raw_box.x + ox, y=raw_box.y + oy, width=raw_box.width, height=raw_box.height)
+
+
+def route_of(el: Element, geometry: dict[str, tuple[float, float, Route]]) -> Route:
+    return geometry.get(el.frame, (0.0, 0.0, "top"))[2]

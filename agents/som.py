@@ -1,0 +1,48 @@
+"""Set-of-Mark: numbered boxes drawn on the screenshot from exactly the boxes of the listing, so
+mark N in the picture and [N] in the listing are the same element by construction."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image, ImageDraw, ImageFont
+
+from agents.marks import Mark
+
+PALETTE = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080", "#9a6324", "#800000")
+
+
+def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:
+        return ImageFont.load_default()
+
+
+def draw(png: bytes, marks: list[Mark], viewport: tuple[float, float], highlight: int | None = None,
+         remembered: list[Mark] = ()) -> bytes:
+    """The screenshot with each mark's box and number; `highlight` is drawn thick, remembered
+    (freshness overlay) marks are drawn grey."""
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    sx, sy = image.width / viewport[0], image.height / viewport[1]
+    canvas = ImageDraw.Draw(image)
+    font = _font(max(11, int(12 * sy)))
+    for mark in [*remembered, *marks]:
+        grey = mark in remembered
+        colour = "#999999" if grey else PALETTE[mark.number % len(PALETTE)]
+        width = 4 if mark.number == highlight and not grey else 2
+        x0, y0 = mark.box.x * sx, mark.box.y * sy
+        x1, y1 = (mark.box.x + mark.box.width) * sx, (mark.box.y + mark.box.height) * sy
+        canvas.rectangle([x0, y0, x1, y1], outline=colour, width=width)
+        tag = str(mark.number)
+        tw, th = canvas.textbbox((0, 0), tag, font=font)[2:]
+        ty = y0 - th - 2 if y0 - th - 2 >= 0 else y0
+        canvas.rectangle([x0, ty, x0 + tw + 4, ty + th + 2], fill=colour)
+        canvas.text((x0 + 2, ty), tag, fill="white", font=font)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def listing(marks: list[Mark]) -> str:
+    return "\n".join(m.listing_line() for m in marks)
