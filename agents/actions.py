@@ -92,6 +92,16 @@ MUTATING = frozenset({"click", "type", "select", "set_value", "expand", "navigat
 CLICK_AWAY_POINT = (2, 2)
 
 
+def closest_option(wanted: str, options: list[str]) -> str:
+    """The option whose visible text is the wanted value, ignoring case and surrounding words."""
+    norm = wanted.strip().lower()
+    exact = [o for o in options if o.strip().lower() == norm]
+    if exact:
+        return exact[0].strip()
+    containing = sorted((o for o in options if norm in o.lower()), key=len)
+    return containing[0].strip() if containing else wanted
+
+
 def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) -> Locator:
     """The live element behind a ref; raises StaleRefError for a ref of another observation."""
     refs.resolve(ref, observation_id)
@@ -129,8 +139,9 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
             elif action.then == "click_away":
                 await page.mouse.click(*CLICK_AWAY_POINT)
         case Select():
-            await locator_for(page, refs, action.ref, action.observation_id).select_option(
-                label=action.value, timeout=timeout_ms)
+            loc = locator_for(page, refs, action.ref, action.observation_id)
+            options = await loc.locator("option").all_inner_texts()
+            await loc.select_option(label=closest_option(action.value, options), timeout=timeout_ms)
         case SetValue():
             await locator_for(page, refs, action.ref, action.observation_id).fill(
                 str(action.value), timeout=timeout_ms)

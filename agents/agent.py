@@ -5,7 +5,6 @@ mechanism a switch in AgentConfig. A mechanism that is off is absent: its module
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -23,8 +22,10 @@ from agents import (
     snapping,
     som,
     subgoal_relevance,
+    validator,
 )
 from agents.actions import (
+    MUTATING,
     AnyAction,
     Back,
     Click,
@@ -41,12 +42,15 @@ from agents.actions import (
     execute,
 )
 from agents.brief import Brief, StepRecord
+from agents.dead_action_guard import DeadActionGuard
 from agents.direct_navigation import DirectNavigation
 from agents.freshness import PreviousPerception, overlay
+from agents.gating import Gate
 from agents.marks import Mark
 from agents.navigation_guard import NavigationGuard
 from agents.observation import Box, Element, Observation, RefBook, StaleRefError
 from agents.perception.base import PerceptionResult, Tier, VisionBackend
+from agents.prefetch import Prefetched, Prefetcher
 from agents.tiers import TierPolicy
 from agents.worker.base import WorkerReply
 from agents.worker.scripted import Decision, ScriptedWorker, mark_key
@@ -100,22 +104,6 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-@dataclass
-class _Epoch:
-    """One vision call's authority: the fingerprint it saw and the candidates it produced."""
-
-    fp: fingerprint.Fingerprint
-    url: str
-    candidates: list[tuple[Box, str, float]]
-    tier: Tier
-
-
-@dataclass
-class _Prefetch:
-    task: asyncio.Task
-    started: float
-
-
 class GroundingAgent:
     def __init__(self, config: AgentConfig, worker: ScriptedWorker, backend: VisionBackend | None,
                  save_screenshots: bool = False) -> None:
@@ -125,14 +113,13 @@ class GroundingAgent:
         self.backend = backend
         self.tiers = TierPolicy(config.tiers_complex_candidates, config.tiers_complex_controls) \
             if config.tiers else None
+        self.gate = Gate(config.gating_tolerance) if config.gating else None
+        self.prefetcher = Prefetcher(config.prefetch_window_ms, config.prefetch_critical_window_ms) \
+            if config.prefetch and backend is not None else None
+        self.dead_guard = DeadActionGuard(config.dead_action_limit) if config.dead_action_guard else None
         self.guard: NavigationGuard | None = None
         self.refs = RefBook()
-        self.epoch: _Epoch | None = None
         self.previous: PreviousPerception | None = None
-        self.prefetch: _Prefetch | None = None
-        self.noops: dict[str, int] = {}
-        self.dead: set[str] = set()
-        self.force_fresh = False
         self.screenshots: dict[int, bytes] = {}
 
     # ---- episode -------------------------------------------------------------------------
@@ -148,7 +135,7 @@ class GroundingAgent:
         index, last_error = 0, ""
         for step in range(brief.max_steps):
             if index >= len(brief.plan):
-                await self._cancel_prefetch()
+                await self._stop_prefetch()
                 return Outcome(steps=step, plan_done=True, screenshots=self.screenshots)
             subgoal = brief.plan[index]
             rec = StepRecord(step=step, subgoal_index=index, subgoal_action=subgoal.action,
@@ -159,11 +146,13 @@ class GroundingAgent:
             else:
                 advanced = await self._step(page, brief, subgoal, rec, step)
                 index += advanced
+                if advanced and self.dead_guard is not None:
+                    self.dead_guard.next_subgoal()
             last_error = rec.error_type or last_error
             result = on_step(rec)
             if result is not None:
                 await result
-        await self._cancel_prefetch()
+        await self._stop_prefetch()
         return Outcome(steps=brief.max_steps, plan_done=index >= len(brief.plan),
                        last_error_type=last_error, screenshots=self.screenshots)
 
@@ -193,10 +182,17 @@ class GroundingAgent:
         elements = self._placed(obs, geometry)
         rec.resolve_ms += _ms(t0)
 
-        marks = await self._marks(page, subgoal, obs, elements, fp_before, rec, step)
+        marks, candidates = await self._marks(page, subgoal, obs, elements, fp_before, rec, step)
+        dead = frozenset(self.dead_guard.dead) if self.dead_guard is not None else frozenset()
         t0 = time.perf_counter()
-        decision = self.worker.decide(subgoal, marks, frozenset(self.dead))
+        decision = self.worker.decide(subgoal, marks, dead)
         rec.choose_ms = _ms(t0)
+        if self._needs_coverage(subgoal, marks, decision):
+            marks = await self._coverage_pass(page, subgoal, candidates, elements, obs, rec)
+            decision = self.worker.decide(subgoal, marks, dead)
+            rec.coverage_recovered = decision.reply is not None or decision.satisfied
+        if self.save_screenshots:
+            await self._save_som(page, marks, rec, decision.mark)
         if decision.satisfied:
             rec.skipped_satisfied = True
             rec.target_role, rec.target_name = decision.mark.role, decision.mark.label
@@ -204,7 +200,8 @@ class GroundingAgent:
             return 1
         if decision.reply is None or decision.mark is None:
             rec.error_type, rec.error = "no_target", f"no mark matches {subgoal.target!r}"
-            self.force_fresh = True
+            if self.gate is not None:
+                self.gate.force_fresh()
             return 0
         mark = decision.mark
         rec.mark_rank, rec.relevance = mark.number, mark.relevance
@@ -232,31 +229,46 @@ class GroundingAgent:
     # ---- perceive / enrich / rank --------------------------------------------------------
     async def _marks(self, page: Page, subgoal: Subgoal, obs: Observation,
                      elements: list[tuple[Element, Box]], fp: fingerprint.Fingerprint | None,
-                     rec: StepRecord, step: int) -> list[Mark]:
-        subgoal_text = (subgoal.target or "") if self.config.subgoal_relevance else ""
+                     rec: StepRecord, step: int) -> tuple[list[Mark], list[tuple[Box, str, float]]]:
+        """The listing for this step and the vision candidates behind it (none without vision)."""
         if self.backend is None:
             rec.path = "dom"
             marks = [enrichment.element_mark(i, el, box, 1.0, "dom", obs.id)
                      for i, (el, box) in enumerate(((e, b) for e, b in elements if e.interactive), 1)]
             rec.candidates = len(marks)
-        else:
-            candidates = await self._candidates(page, subgoal, subgoal_text, fp, rec, step)
-            marks = self._enrich(candidates, elements, obs.id, rec)
-            if self.config.coverage and coverage.missing_label(marks, subgoal.label):
-                rec.coverage_pass = True
-                result = await self._perceive(page, subgoal_text, [subgoal.label or ""], "large",
-                                              rec, cap=self.config.coverage_cap)
-                extra = self._to_px(page, result)
-                marks = self._enrich(candidates + extra, elements, obs.id, rec)
-                rec.coverage_recovered = not coverage.missing_label(marks, subgoal.label)
+            return self._rank(marks, subgoal, rec), []
+        candidates = await self._candidates(page, subgoal, self._subgoal_text(subgoal), fp, rec, step)
+        return self._rank(self._enrich(candidates, elements, obs.id, rec), subgoal, rec), candidates
+
+    def _subgoal_text(self, subgoal: Subgoal) -> str:
+        return (subgoal.target or "") if self.config.subgoal_relevance else ""
+
+    def _rank(self, marks: list[Mark], subgoal: Subgoal, rec: StepRecord) -> list[Mark]:
+        if not self.config.subgoal_relevance:
+            return marks
         t0 = time.perf_counter()
-        if self.config.subgoal_relevance:
-            marks = subgoal_relevance.rank(marks, subgoal_text)
-        rec.rank_ms = _ms(t0)
-        if self.save_screenshots:
-            await self._save_som(page, marks, rec)
-        self._last_marks = marks
-        return marks
+        ranked = subgoal_relevance.rank(marks, self._subgoal_text(subgoal))
+        rec.rank_ms += _ms(t0)
+        return ranked
+
+    def _needs_coverage(self, subgoal: Subgoal, marks: list[Mark], decision: Decision) -> bool:
+        """The expected label is not among the candidates, or nothing fits the subgoal at all."""
+        if not self.config.coverage or self.backend is None:
+            return False
+        return coverage.missing_label(marks, subgoal.label) or (
+            decision.reply is None and not decision.satisfied)
+
+    async def _coverage_pass(self, page: Page, subgoal: Subgoal, candidates: list[tuple[Box, str, float]],
+                             elements: list[tuple[Element, Box]], obs: Observation, rec: StepRecord
+                             ) -> list[Mark]:
+        """One extra pass with the expected label as a hint and a larger cap; used for this step
+        only (never stored in the gating epoch)."""
+        rec.coverage_pass = True
+        hint = subgoal.label or subgoal.target or ""
+        result = await self._perceive(page, self._subgoal_text(subgoal), [hint], "large", rec,
+                                      cap=self.config.coverage_cap)
+        marks = self._enrich(candidates + self._to_px(page, result), elements, obs.id, rec)
+        return self._rank(marks, subgoal, rec)
 
     def _enrich(self, candidates: list[tuple[Box, str, float]], elements: list[tuple[Element, Box]],
                 observation_id: int, rec: StepRecord) -> list[Mark]:
@@ -281,16 +293,15 @@ class GroundingAgent:
         """Vision candidates in viewport px: reused from the epoch while the page agrees (gating),
         else a prefetched or fresh vision call, plus the freshness overlay."""
         cfg = self.config
-        if cfg.gating:
-            reason = self._gate(fp)
-            rec.cache = "hit" if reason == "" else "miss"
-            rec.miss_reason = reason
-            if reason == "" and self.epoch is not None:
+        if self.gate is not None:
+            reason = self.gate.check(fp)
+            rec.cache, rec.miss_reason = ("hit" if reason == "" else "miss"), reason
+            if reason == "" and self.gate.epoch is not None:
                 rec.path = "procedural"
-                return list(self.epoch.candidates)
+                return list(self.gate.epoch.candidates)
         rec.path = "declarative"
         tier: Tier = self.tiers.tier_for(page.url) if self.tiers else "small"
-        result = await self._prefetched(fp, tier, subgoal, rec) if cfg.prefetch else None
+        result = await self._take_prefetched(fp, tier, subgoal, rec) if self.prefetcher else None
         if result is None:
             result = await self._perceive(page, subgoal_text, [], tier, rec)
         candidates = self._to_px(page, result)
@@ -298,8 +309,8 @@ class GroundingAgent:
             cap_hit = len(result.candidates) >= self._cap_guess(tier)
             rec.tier_escalated = self.tiers.observe(page.url, len(result.candidates),
                                                     len(candidates), cap_hit)
-        if fp is not None and not result.error_type:
-            self.epoch = _Epoch(fp=fp, url=page.url, candidates=candidates, tier=tier)
+        if self.gate is not None and fp is not None and not result.error_type:
+            self.gate.start(fp, candidates, tier)
         if cfg.freshness:
             extra, rec.overlay_suppressed = overlay(self.previous, page.url, step,
                                                     cfg.freshness_max_steps, cfg.freshness_max_age_s,
@@ -312,22 +323,6 @@ class GroundingAgent:
     def _cap_guess(self, tier: Tier) -> int:
         caps = getattr(getattr(self.backend, "config", None), "cap", None)
         return caps.get(tier, 10**6) if isinstance(caps, dict) else 10**6
-
-    def _gate(self, fp: fingerprint.Fingerprint | None) -> str:
-        """"" when the last vision epoch still has authority, else why not."""
-        if self.force_fresh:
-            self.force_fresh = False
-            return "forced"
-        if self.epoch is None:
-            return "no_epoch"
-        if fp is None:
-            return "navigating"
-        parts = self.epoch.fp.differs(fp)
-        if parts:
-            return parts[0]
-        if self.epoch.fp.delta(fp) > self.config.gating_tolerance:
-            return "delta"
-        return ""
 
     async def _perceive(self, page: Page, subgoal_text: str, hints: list[str], tier: Tier,
                         rec: StepRecord, cap: int | None = None) -> PerceptionResult:
@@ -355,62 +350,42 @@ class GroundingAgent:
         return out
 
     # ---- prefetch ------------------------------------------------------------------------
-    def _start_prefetch(self, page: Page, subgoal_text: str) -> None:
-        if self.backend is None or page.is_closed():
+    def _start_prefetch(self, page: Page) -> None:
+        if self.prefetcher is None or self.backend is None or page.is_closed():
             return
         backend, tiers = self.backend, self.tiers
 
-        async def ahead() -> tuple[fingerprint.Fingerprint | None, PerceptionResult, Tier, float]:
+        async def ahead() -> Prefetched:
             await self._settle(page)
             t0 = time.perf_counter()
             fp = await fingerprint.take(page)
             tier: Tier = tiers.tier_for(page.url) if tiers else "small"
-            png = await page.screenshot()
-            result = await backend.perceive(png, subgoal_text, [], tier)
-            return fp, result, tier, _ms(t0)
+            # The next subgoal is not known yet: the prefetched pass is subgoal-agnostic.
+            result = await backend.perceive(await page.screenshot(), "", [], tier)
+            return Prefetched(fp, result, tier, _ms(t0))
 
-        self.prefetch = _Prefetch(asyncio.ensure_future(ahead()), time.perf_counter())
+        self.prefetcher.start(ahead)
 
-    async def _prefetched(self, fp: fingerprint.Fingerprint | None, tier: Tier, subgoal: Subgoal,
-                          rec: StepRecord) -> PerceptionResult | None:
-        """The prefetched result if it is ready within the window and saw this very page state."""
-        pending, self.prefetch = self.prefetch, None
-        if pending is None:
+    async def _take_prefetched(self, fp: fingerprint.Fingerprint | None, tier: Tier, subgoal: Subgoal,
+                               rec: StepRecord) -> PerceptionResult | None:
+        assert self.prefetcher is not None
+        got = await self.prefetcher.take(fp, tier, subgoal.critical)
+        rec.vision_wait_ms = got.waited_ms
+        rec.vision_lagging, rec.prefetch_discarded = got.lagging, got.discarded
+        if got.result is None:
             return None
-        window = (self.config.prefetch_critical_window_ms if subgoal.critical
-                  else self.config.prefetch_window_ms) / 1000
-        t0 = time.perf_counter()
-        done, _ = await asyncio.wait({pending.task}, timeout=window)
-        rec.vision_wait_ms = _ms(t0)
-        if not done:
-            rec.vision_lagging = True  # the worker is told; the stale result is not used
-            pending.task.cancel()
-            return None
-        try:
-            pf_fp, result, pf_tier, spent = pending.task.result()
-        except (PlaywrightError, asyncio.CancelledError):
-            return None
-        if pf_fp is None or fp is None or pf_fp.differs(fp) or pf_tier != tier:
-            rec.prefetch_discarded = True
-            return None
-        rec.prefetch_used = True
+        result = got.result.result
+        rec.prefetch_used = rec.vision_call = True
         rec.vision_calls += 1
-        rec.vision_call = True
-        rec.tier = pf_tier
-        rec.candidates = len(result.candidates)
+        rec.tier, rec.candidates = got.result.tier, len(result.candidates)
         rec.tokens_in += result.tokens_in
         rec.tokens_out += result.tokens_out
-        rec.perceive_ms += spent
+        rec.perceive_ms += got.result.spent_ms
         return result
 
-    async def _cancel_prefetch(self) -> None:
-        if self.prefetch is not None:
-            self.prefetch.task.cancel()
-            try:
-                await self.prefetch.task
-            except (asyncio.CancelledError, PlaywrightError):
-                pass
-            self.prefetch = None
+    async def _stop_prefetch(self) -> None:
+        if self.prefetcher is not None:
+            await self.prefetcher.cancel()
 
     # ---- resolve / act / validate --------------------------------------------------------
     async def _act_and_validate(self, page: Page, brief: Brief, subgoal: Subgoal, decision: Decision,
@@ -434,7 +409,8 @@ class GroundingAgent:
             rec.error_type, rec.error = "blocked_navigation", f"{action.url} is outside the allowed domains"
             rec.blocked_navigation = 1
             return 1 if subgoal.action == "navigate" else 0
-        value_before = await self._value(page, decision.mark) if isinstance(action, (Type, SetValue)) else None
+        point = getattr(action, "point", None)
+        pixels_before = await validator.pixels_around(page, point) if point is not None else None
         t0 = time.perf_counter()
         try:
             await execute(page, self.refs, action, self.config.action_timeout_ms)
@@ -448,20 +424,18 @@ class GroundingAgent:
                 raise
             rec.error_type, rec.error = "action_error", str(exc).splitlines()[0][:300]
         rec.act_ms = _ms(t0)
-        if action.kind in ("navigate", "back", "click", "expand", "select", "type", "set_value",
-                           "scroll") and self.config.prefetch and self.backend is not None:
-            self._start_prefetch(page, "")
+        if action.kind in MUTATING:
+            self._start_prefetch(page)
         t0 = time.perf_counter()
         await self._settle(page)
         fp_after = await fingerprint.take(page)
-        effective = await self._effective(page, action, subgoal, decision.mark, fp_before, fp_after,
-                                          value_before, rec)
+        effective, rec.effect = await validator.effect(page, action, rec.error_type, fp_before,
+                                                       fp_after, pixels_before)
         rec.effective = effective
         if fp_before is not None and fp_after is not None:
             rec.mutation_delta = round(fp_before.delta(fp_after), 4)
-            rec.effect = ",".join(fp_before.differs(fp_after))
-            if fp_before.url != fp_after.url:
-                self.epoch = None  # navigation always ends the visual epoch
+            if fp_before.url != fp_after.url and self.gate is not None:
+                self.gate.end()  # navigation always ends the visual epoch
         if self.guard is not None:
             blocked = self.guard.drain_blocked()
             rec.blocked_navigation += len(blocked)
@@ -479,7 +453,8 @@ class GroundingAgent:
         if rec.error_type == "stale_ref":
             return 0
         if effective:
-            self.noops.clear()
+            if self.dead_guard is not None:
+                self.dead_guard.effective()
             return 1
         return self._no_effect(decision.mark, rec)
 
@@ -488,14 +463,12 @@ class GroundingAgent:
         no-ops drop that target); without it, the same target is simply tried again."""
         if not rec.error_type:
             rec.error_type, rec.error = "no_effect", "the action changed nothing on the page"
-        if not self.config.dead_action_guard or mark is None:
+        if self.dead_guard is None or mark is None:
             return 0
-        key = mark_key(mark)
-        self.noops[key] = self.noops.get(key, 0) + 1
         rec.dead_action_trigger = True
-        self.force_fresh = True
-        if self.noops[key] >= self.config.dead_action_limit:
-            self.dead.add(key)
+        self.dead_guard.no_effect(mark_key(mark))
+        if self.gate is not None:
+            self.gate.force_fresh()
         return 0
 
     async def _resolve(self, page: Page, reply: WorkerReply, mark: Mark | None, geometry: dict | None,
@@ -560,43 +533,15 @@ class GroundingAgent:
         return enrichment.iou(owner.box, mark.box) > 0.3 or _inside(owner.box, mark.box) or \
             _inside(mark.box, owner.box)
 
-    async def _value(self, page: Page, mark: Mark | None) -> str | None:
-        if mark is None or mark.ref is None:
-            return None
-        try:
-            return await page.locator(f"aria-ref={mark.ref}").input_value(timeout=500)
-        except PlaywrightError:
-            return None
-
-    async def _effective(self, page: Page, action: AnyAction, subgoal: Subgoal, mark: Mark | None,
-                         before: fingerprint.Fingerprint | None, after: fingerprint.Fingerprint | None,
-                         value_before: str | None, rec: StepRecord) -> bool:
-        """Did the intended mutation happen? Values must read back; anything else must change the
-        page (structure, text, frames, URL or values)."""
-        if rec.error_type in ("stale_ref", "action_timeout", "action_error"):
-            return False
-        if isinstance(action, (Wait, Finish, Read)):
-            return True
-        if isinstance(action, (Type, SetValue)) and action.ref is not None:
-            try:
-                now = await page.locator(f"aria-ref={action.ref}").input_value(timeout=500)
-            except PlaywrightError:
-                now = None
-            want = action.text if isinstance(action, Type) else str(action.value)
-            if now is not None:
-                return now == want or (isinstance(action, SetValue) and _same_number(now, want))
-        if before is None or after is None:
-            return True  # the page navigated away mid-read: a navigation is an effect
-        return bool(before.differs(after)) or before.values != after.values
-
     def _record_fp(self, rec: StepRecord, fp: fingerprint.Fingerprint | None) -> None:
         if fp is not None:
             rec.fp_dom, rec.fp_text, rec.fp_frames, rec.fp_url = fp.dom, fp.text, fp.frames, fp.url
 
-    async def _save_som(self, page: Page, marks: list[Mark], rec: StepRecord) -> None:
+    async def _save_som(self, page: Page, marks: list[Mark], rec: StepRecord, chosen: Mark | None) -> None:
         size = page.viewport_size or {"width": 1280, "height": 720}
         png = await page.screenshot()
-        self.screenshots[rec.step] = som.draw(png, marks, (size["width"], size["height"]))
+        self.screenshots[rec.step] = som.draw(png, marks, (size["width"], size["height"]),
+                                              highlight=chosen.number if chosen else None)
 
     # ---- direct navigation ---------------------------------------------------------------
     async def _direct_navigation(self, page: Page, shortcut: DirectNavigation, rec: StepRecord) -> int | None:
@@ -613,7 +558,8 @@ class GroundingAgent:
             shortcut.give_up()
             return None
         await self._settle(page)
-        self.epoch = None
+        if self.gate is not None:
+            self.gate.end()
         rec.url = page.url
         text = await page.locator("body").inner_text()
         if shortcut.verify(text):
@@ -629,10 +575,3 @@ class GroundingAgent:
 def _inside(inner: Box, outer: Box) -> bool:
     return (inner.x >= outer.x - 2 and inner.y >= outer.y - 2 and inner.x + inner.width <= outer.x +
             outer.width + 2 and inner.y + inner.height <= outer.y + outer.height + 2)
-
-
-def _same_number(a: str, b: str) -> bool:
-    try:
-        return abs(float(a) - float(b)) < 1e-6
-    except ValueError:
-        return False

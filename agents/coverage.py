@@ -3,13 +3,10 @@ pass with that label as a hint and a larger cap. Its results are used once and n
 
 from __future__ import annotations
 
-from agents.enrichment import words
 from agents.marks import Mark
+from agents.text_match import label_matches
 
 
 def missing_label(marks: list[Mark], expected: str | None) -> bool:
-    """True when no mark's label carries every word of the expected label."""
-    if not expected:
-        return False
-    want = words(expected)
-    return not any(want <= words(m.label) for m in marks)
+    """True when no mark shows the expected label."""
+    return bool(expected) and not any(label_matches(expected or "", m.label) for m in marks)

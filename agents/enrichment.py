@@ -6,21 +6,11 @@ ties), else to an element it mostly overlaps with a shared word; otherwise it st
 
 from __future__ import annotations
 
-import re
-
 from agents.marks import Mark
 from agents.observation import Box, Element
+from agents.text_match import jaccard
 
 STATE_KEYS = ("checked", "expanded", "pressed", "selected", "disabled")
-
-
-def words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def text_similarity(a: str, b: str) -> float:
-    wa, wb = words(a), words(b)
-    return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
 
 
 def _contains(box: Box, x: float, y: float) -> bool:
@@ -39,9 +29,9 @@ def match(box: Box, label: str, elements: list[tuple[Element, Box]]) -> Element 
     cx, cy = box.center
     under = [(el, b) for el, b in elements if _contains(b, cx, cy)]
     if under:
-        return min(under, key=lambda eb: (eb[1].area, -text_similarity(label, eb[0].label)))[0]
-    overlapping = [(iou(box, b) + text_similarity(label, el.label), el) for el, b in elements
-                   if iou(box, b) >= 0.3 and text_similarity(label, el.label) > 0]
+        return min(under, key=lambda eb: (eb[1].area, -jaccard(label, eb[0].label)))[0]
+    overlapping = [(iou(box, b) + jaccard(label, el.label), el) for el, b in elements
+                   if iou(box, b) >= 0.3 and jaccard(label, el.label) > 0]
     return max(overlapping, key=lambda se: se[0])[1] if overlapping else None
 
 

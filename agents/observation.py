@@ -135,15 +135,42 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
             "context": tuple(c for c in (parent["name"], *parent["context"]) if c)[:6] if parent else (),
         }
         stack.append((indent, ref))
+    children: dict[str, list[str]] = {}
+    for ref, node in nodes.items():
+        if node["parent_ref"]:
+            children.setdefault(node["parent_ref"], []).append(ref)
     elements: dict[str, Element] = {}
     for ref, node in nodes.items():
         own = " ".join(texts.get(ref, ()))
         if own and not node["text"]:
             node["text"] = own
-        sibling_texts = tuple(texts.get(node["parent_ref"] or "", ()))
-        node["context"] = (*sibling_texts, *node["context"])
+        node["context"] = (*_sibling_labels(ref, node, nodes, children, texts), *node["context"])[:10]
         elements[ref] = Element(**node)
     return elements
+
+
+def _sibling_labels(ref: str, node: dict, nodes: dict[str, dict], children: dict[str, list[str]],
+                    texts: dict[str, list[str]], nearest: int = 4) -> list[str]:
+    """What stands next to an element: its parent's text and the labels of the nearest
+    non-interactive siblings (a card's heading, a row's caption)."""
+    parent = node["parent_ref"]
+    if parent is None:
+        return []
+    out = list(texts.get(parent, ()))
+    siblings = children.get(parent, [])
+    here = siblings.index(ref)
+    order = [siblings[j] for d in range(1, nearest + 1) for j in (here - d, here + d)
+             if 0 <= j < len(siblings)]
+    for other in order:
+        sib = nodes[other]
+        if sib["role"] in INTERACTIVE_ROLES:
+            continue
+        label = sib["name"] or sib["text"] or " ".join(texts.get(other, ()))
+        if label:
+            out.append(label)
+        if len(out) >= nearest:
+            break
+    return out
 
 
 class RefBook:

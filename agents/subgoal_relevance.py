@@ -3,16 +3,12 @@ by how well they fit it, so the worker is not handed every visible affordance as
 
 from __future__ import annotations
 
-from agents.enrichment import words
 from agents.marks import Mark
+from agents.text_match import coverage
 
 
 def relevance(mark: Mark, subgoal_text: str) -> float:
-    want = words(subgoal_text)
-    if not want:
-        return 0.0
-    have = words(mark.label) | words(mark.role) | {w for c in mark.context for w in words(c)}
-    return round(len(want & have) / len(want), 3)
+    return round(coverage(subgoal_text, " ".join((mark.label, mark.role, *mark.context))), 3)
 
 
 def rank(marks: list[Mark], subgoal_text: str) -> list[Mark]:

@@ -1,85 +1,77 @@
-"""Proof that each fixture trap springs: runs the oracle and the naive text policy on tasks over
-seeds and judges each episode from server state.
+"""Proof that each fixture trap springs: runs the oracle and the naive text policy over tasks and
+seeds through the ordinary runner, and checks the oracle always succeeds while naive grounding
+fails every task that declares a `naive_trap`.
 
-    python -m harness.proof [--tasks GLOB ...] [--seeds 0 1 2]
+    python -m harness.proof [--tasks GLOB ...] [--seeds 0 1 2] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import uuid
-from dataclasses import dataclass
+import sys
+import tempfile
+from pathlib import Path
 
-from playwright.async_api import async_playwright
+import pandas as pd
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
-from agents.naive_text import run_naive
-from harness.browser import BrowserSettings, launch, new_episode_context
-from harness.oracle import run_oracle
-from sites.server import FixtureServer
-from tasks.loader import FIXTURE_TASKS, load_tasks, select
-from tasks.schema import Task
+from harness.config import RunConfig
+from harness.runner import run, suite_tasks
 
-SETTLE_MS = 400
+CONF = str(Path(__file__).resolve().parents[1] / "conf")
 
 
-@dataclass(frozen=True)
-class ProofRow:
-    task_id: str
-    seed: int
-    policy: str
-    success: bool
-    detail: str
+def config_for(policy: str, task_globs: list[str], seeds: list[int], extra: list[str] = ()) -> tuple[RunConfig, dict]:
+    overrides = [f"policy={policy}", "suite=fixtures", f"seeds=[{','.join(map(str, seeds))}]",
+                 "concurrency=4", *extra]
+    if task_globs:
+        overrides.append(f"suite.ids=[{','.join(task_globs)}]")
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(resolved, dict)
+    return RunConfig.from_container(resolved), resolved
 
 
-async def _one(browser, settings, server: FixtureServer, task: Task, seed: int, policy: str) -> ProofRow:
-    episode = uuid.uuid4().hex
-    context = await new_episode_context(browser, settings, server.origins, episode, seed)
-    detail = ""
-    try:
-        page = await context.new_page()
-        page.set_default_timeout(5000)
-        await page.goto(f"{server.origin()}{task.start}?seed={seed}")
-        if policy == "oracle":
-            await run_oracle(page, task, server.origin())
-        else:
-            await run_naive(page, task.plan)
-        await page.wait_for_timeout(SETTLE_MS)
-    except Exception as exc:  # noqa: BLE001 - recorded, the proof run goes on
-        detail = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-    finally:
-        await context.close()
-    ok, failed = task.check(server.store.state(episode))
-    server.store.drop(episode)
-    return ProofRow(task.id, seed, policy, ok, detail or "; ".join(failed))
+def prove(task_globs: list[str], seeds: list[int], out: Path, show_progress: bool = False) -> pd.DataFrame:
+    """Episodes of both policies, one row per (policy, task, seed), with the task's trap note."""
+    frames = []
+    for policy in ("oracle", "naive_text"):
+        cfg, resolved = config_for(policy, task_globs, seeds)
+        frames.append(run(cfg, out / policy, resolved, show_progress=show_progress).episodes)
+    episodes = pd.concat(frames, ignore_index=True)
+    traps = {t.id: t.naive_trap or "" for t in suite_tasks(cfg)}
+    episodes["naive_trap"] = episodes.task_id.map(traps)
+    return episodes
 
 
-async def prove(tasks: list[Task], seeds: list[int], policies: tuple[str, ...] = ("oracle", "naive"),
-                concurrency: int = 4) -> list[ProofRow]:
-    settings = BrowserSettings()
-    with FixtureServer() as server:
-        async with async_playwright() as pw:
-            browser = await launch(pw, settings)
-            gate = asyncio.Semaphore(concurrency)
-
-            async def bounded(task: Task, seed: int, policy: str) -> ProofRow:
-                async with gate:
-                    return await _one(browser, settings, server, task, seed, policy)
-
-            rows = await asyncio.gather(*(bounded(t, s, p) for t in tasks for s in seeds for p in policies))
-            await browser.close()
-    return list(rows)
+def violations(episodes: pd.DataFrame) -> list[str]:
+    """Oracle failures, and trap tasks that naive grounding passed on some seed."""
+    bad = []
+    for row in episodes[(episodes.config_name == "oracle") & ~episodes.success].itertuples():
+        bad.append(f"oracle failed {row.task_id} seed {row.seed}: {row.failure_detail}")
+    naive = episodes[(episodes.config_name == "naive_text") & (episodes.naive_trap != "")]
+    for row in naive[naive.success].itertuples():
+        bad.append(f"naive passed trap {row.task_id} seed {row.seed}: the fixture is not hard enough")
+    return bad
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", nargs="*", default=[], help="task id globs (default: all fixtures)")
     parser.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2])
+    parser.add_argument("--out", type=Path, default=None, help="keep the runs here")
     args = parser.parse_args()
-    tasks = select(load_tasks([FIXTURE_TASKS]), ids=args.tasks)
-    for row in asyncio.run(prove(tasks, args.seeds)):
-        mark = "ok  " if row.success else "FAIL"
-        print(f"{mark} {row.policy:6} seed={row.seed} {row.task_id:32} {row.detail}")
+    out = args.out or Path(tempfile.mkdtemp(prefix="groundbench-proof-"))
+    episodes = prove(args.tasks, args.seeds, out, show_progress=sys.stderr.isatty())
+    table = episodes.pivot_table(index="task_id", columns="config_name", values="success", aggfunc="mean")
+    print(table.to_string(float_format=lambda v: f"{v:.2f}"))
+    problems = violations(episodes)
+    for p in problems:
+        print("VIOLATION", p)
+    print(f"runs in {out}")
+    sys.exit(1 if problems else 0)
 
 
 if __name__ == "__main__":

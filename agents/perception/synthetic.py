@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -28,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
 from agents.perception.visible_geometry import Region, read_regions
+from agents.text_match import coverage, word_set
 
 
 class SyntheticConfig(BaseModel):
@@ -57,15 +57,8 @@ class DegradeStats:
     states_seen: int = 0
 
 
-def words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
-
-
 def relevance(text: str, subgoal: str) -> float:
-    want = words(subgoal)
-    if not want:
-        return 0.0
-    return len(want & words(text)) / len(want)
+    return coverage(subgoal, text)
 
 
 def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tier: Tier,
@@ -74,6 +67,11 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
     stats = DegradeStats(regions=len(regions))
     scale = cfg.large_tier_error_scale if tier == "large" else 1.0
     vw, vh = viewport
+    hint_words = [word_set(h) for h in hints if word_set(h)]
+
+    def hinted(text: str) -> bool:
+        return any(h <= word_set(text) for h in hint_words)
+
     merged_rows: set[int] = set()
     for i, r in enumerate(regions):
         if r.kind == "row":
@@ -93,18 +91,16 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
             x1 = max([box[0] + box[2], *(m.box[0] + m.box[2] for m in members)])
             y1 = max([box[1] + box[3], *(m.box[1] + m.box[3] for m in members)])
             box, kind = (x0, y0, x1 - x0, y1 - y0), "row"
-        elif r.small or kind in ("icon", "checkbox") or not text:
+        elif (r.small or kind in ("icon", "checkbox") or not text) and not hinted(text):
+            # A control the model was explicitly told to look for is not missed.
             stats.eligible_small += 1
             if rng.random() < cfg.miss_small_p * scale:
                 stats.missed_small += 1
                 continue
         drafts.append((box, text, kind, r.state))
-    hint_words = [words(h) for h in hints]
-
     def priority(d: tuple) -> tuple[float, float, float, float]:
         box, text, _, _ = d
-        hinted = any(h and h <= words(text) for h in hint_words)
-        return (-float(hinted), -relevance(text, subgoal), round(box[1] / 8), box[0])
+        return (-float(hinted(text)), -relevance(text, subgoal), round(box[1] / 8), box[0])
 
     drafts.sort(key=priority)
     limit = cap if cap is not None else cfg.cap[tier]

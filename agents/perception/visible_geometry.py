@@ -53,13 +53,16 @@ _READ_JS = r"""
   const walk = (root, dx, dy) => {
     for (const el of root.querySelectorAll("*")) {
       if (el.dataset && el.dataset.gbVisual) {
+        // The element declares what is painted on it; it is drawn as that, not as itself.
         const b = visibleBox(el);
         if (b) {
           for (const v of JSON.parse(el.dataset.gbVisual)) {
             out.push({ box: [b[0] + v.box[0] + dx, b[1] + v.box[1] + dy, v.box[2], v.box[3]],
-                       text: v.label || "", kind: v.kind || "control", row: -1, small: false, state: "" });
+                       text: v.label || "", kind: v.kind || "control", row: -1,
+                       small: v.box[2] * v.box[3] < 24 * 24, state: "" });
           }
         }
+        continue;
       }
       if (el.shadowRoot) walk(el.shadowRoot, dx, dy);
       if (el.tagName === "IFRAME") {
@@ -86,7 +89,7 @@ _READ_JS = r"""
       if (parent && parent !== document.body) {
         const pt = norm(parent.innerText);
         const pb = visibleBox(parent);
-        if (pb && pt && pt !== text && pb[2] < vw * 0.9 && pb[3] < 80 &&
+        if (pb && pt && pt !== text && pt.length <= 60 && pb[2] < vw * 0.9 && pb[3] < 80 &&
             parent.querySelectorAll(INTERACTIVE).length <= 2) {
           row = out.length;
           out.push({ box: [pb[0] + dx, pb[1] + dy, pb[2], pb[3]], text: pt, kind: "row", row: -1, small: false, state: "" });

@@ -6,11 +6,11 @@ worker uses whatever the listing carries: with enrichment off it has labels and 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from agents.compound_split import prefers_toggle
 from agents.marks import Mark
+from agents.text_match import label_matches, words
 from agents.worker.base import WorkerReply
 from tasks.schema import Subgoal
 
@@ -30,10 +30,6 @@ ACTION_ROLES = {
 UNTARGETED = frozenset({"scroll", "navigate", "back", "wait", "finish"})
 
 
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
 @dataclass(frozen=True)
 class Decision:
     reply: WorkerReply | None
@@ -42,10 +38,17 @@ class Decision:
     satisfied: bool = False  # the subgoal's `ensure` state already holds: acting would undo it
 
 
+# Without an expected label, the description must match at least this well.
+MIN_SCORE = 1.5
+
+
 def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
-    """Higher is a better match; <= 0 means this mark is not a plausible target."""
+    """Higher is a better match; <= 0 means this mark is not a plausible target. When the plan
+    names the visible label, a mark that does not show it is never chosen."""
     allowed = ACTION_ROLES.get(subgoal.action)
     if allowed is not None and mark.role and mark.role not in allowed:
+        return 0.0
+    if subgoal.label and not label_matches(subgoal.label, mark.label):
         return 0.0
     desc = [w for w in words(subgoal.target or "") if w not in _STOP]
     name_words = set(words(mark.label))
@@ -58,6 +61,10 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
         elif label and label in name:
             s += 1.5
     s += sum(1.0 for w in desc if w in name_words)
+    if not subgoal.label:
+        # A short label that says something the description does not ("previous" for a "next"
+        # arrow) contradicts it.
+        s -= sum(1.0 for w in name_words if w not in desc and w not in _STOP and len(name_words) <= 4)
     s += sum(0.5 for w in desc if w in context_words and w not in name_words)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in words(subgoal.target or "")))
     if mark.role in role_hints:
@@ -96,7 +103,7 @@ class ScriptedWorker:
             if mark_key(mark) in excluded:
                 continue
             s = score(subgoal, mark, self.prefer_toggle)
-            if s > 0 and (best is None or s > best[0]):
+            if s >= (0.01 if subgoal.label else MIN_SCORE) and (best is None or s > best[0]):
                 best = (s, mark)
         if best is None:
             return Decision(None)

@@ -1,0 +1,41 @@
+"""Word-level text matching shared by the stages that compare what was seen with what was asked:
+labels against expectations, candidates against subgoals, candidates against accessible names."""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+# A label this many words longer than the expected one is a container showing it, not the target.
+LABEL_SLACK = 6
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def word_set(text: str) -> set[str]:
+    return set(words(text))
+
+
+def near(want: str, got: set[str]) -> bool:
+    """A word is present, allowing the one dropped or changed character of a noisy label."""
+    return want in got or (len(want) > 3 and any(
+        len(g) >= len(want) - 1 and SequenceMatcher(None, want, g).ratio() >= 0.85 for g in got))
+
+
+def label_matches(expected: str, label: str) -> bool:
+    """Every word of the expected visible label appears in the (not much longer) label."""
+    want, got = words(expected), words(label)
+    return len(got) <= len(want) + LABEL_SLACK and all(near(w, set(got)) for w in want)
+
+
+def jaccard(a: str, b: str) -> float:
+    wa, wb = word_set(a), word_set(b)
+    return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+
+
+def coverage(wanted: str, text: str) -> float:
+    """Share of the wanted words present in the text (0 when nothing is wanted)."""
+    want = word_set(wanted)
+    return len(want & word_set(text)) / len(want) if want else 0.0

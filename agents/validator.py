@@ -1,0 +1,65 @@
+"""Validate stage: effectiveness, the third condition. Did the event produce the intended
+mutation? Values must read back from the widget; anything else must change the page (structure,
+text, frames, URL or field values), or, for a target the DOM cannot see (canvas, closed shadow
+root), the pixels around the point where the event landed."""
+
+from __future__ import annotations
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from agents.actions import AnyAction, Finish, Read, SetValue, Type, Wait
+from agents.fingerprint import Fingerprint
+
+CLIP = (160.0, 80.0)
+FAILED = frozenset({"stale_ref", "action_timeout", "action_error"})
+
+
+async def pixels_around(page: Page, point: tuple[float, float]) -> bytes | None:
+    """A small screenshot centred on a viewport point (clamped to the viewport)."""
+    size = page.viewport_size or {"width": 1280, "height": 720}
+    w, h = CLIP
+    x = min(max(point[0] - w / 2, 0), size["width"] - w)
+    y = min(max(point[1] - h / 2, 0), size["height"] - h)
+    try:
+        return await page.screenshot(clip={"x": x, "y": y, "width": w, "height": h})
+    except PlaywrightError:
+        return None
+
+
+def _same_number(a: str, b: str) -> bool:
+    try:
+        return abs(float(a) - float(b)) < 1e-6
+    except ValueError:
+        return False
+
+
+async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerprint | None,
+                 after: Fingerprint | None, pixels_before: bytes | None) -> tuple[bool, str]:
+    """(effective, evidence): evidence names what changed — value, the fingerprint parts, values,
+    pixels — or why nothing counts."""
+    if error_type in FAILED:
+        return False, "action_failed"
+    if isinstance(action, (Wait, Finish, Read)):
+        return True, "no_mutation_expected"
+    if isinstance(action, (Type, SetValue)) and action.ref is not None:
+        try:
+            now = await page.locator(f"aria-ref={action.ref}").input_value(timeout=500)
+        except PlaywrightError:
+            now = None
+        if now is not None:
+            want = action.text if isinstance(action, Type) else str(action.value)
+            ok = now == want or (isinstance(action, SetValue) and _same_number(now, want))
+            return ok, "value" if ok else "value_mismatch"
+    if before is None or after is None:
+        return True, "navigated"  # the page was replaced mid-read: a navigation is an effect
+    parts = before.differs(after)
+    if parts:
+        return True, ",".join(parts)
+    if before.values != after.values:
+        return True, "values"
+    if pixels_before is not None and getattr(action, "point", None) is not None:
+        now_pixels = await pixels_around(page, action.point)
+        if now_pixels is not None and now_pixels != pixels_before:
+            return True, "pixels"
+    return False, "none"
