@@ -53,6 +53,7 @@ from agents.perception.base import PerceptionResult, Tier, VisionBackend
 from agents.prefetch import Prefetched, Prefetcher
 from agents.tiers import TierPolicy
 from agents.worker.base import WorkerReply
+from agents.worker.openai_worker import OpenAIWorker
 from agents.worker.scripted import Decision, ScriptedWorker, mark_key
 from tasks.schema import Subgoal
 
@@ -105,7 +106,8 @@ def _ms(t0: float) -> float:
 
 
 class GroundingAgent:
-    def __init__(self, config: AgentConfig, worker: ScriptedWorker, backend: VisionBackend | None,
+    def __init__(self, config: AgentConfig, worker: ScriptedWorker | OpenAIWorker,
+                 backend: VisionBackend | None,
                  save_screenshots: bool = False) -> None:
         self.config = config
         self.save_screenshots = save_screenshots
@@ -121,6 +123,7 @@ class GroundingAgent:
         self.refs = RefBook()
         self.previous: PreviousPerception | None = None
         self.screenshots: dict[int, bytes] = {}
+        self.history: list[str] = []
 
     # ---- episode -------------------------------------------------------------------------
     async def run(self, page: Page, brief: Brief, on_step: StepSink) -> Outcome:
@@ -185,11 +188,11 @@ class GroundingAgent:
         marks, candidates = await self._marks(page, subgoal, obs, elements, fp_before, rec, step)
         dead = frozenset(self.dead_guard.dead) if self.dead_guard is not None else frozenset()
         t0 = time.perf_counter()
-        decision = self.worker.decide(subgoal, marks, dead)
+        decision = await self._choose(page, brief, subgoal, marks, dead, rec)
         rec.choose_ms = _ms(t0)
         if self._needs_coverage(subgoal, marks, decision):
             marks = await self._coverage_pass(page, subgoal, candidates, elements, obs, rec)
-            decision = self.worker.decide(subgoal, marks, dead)
+            decision = await self._choose(page, brief, subgoal, marks, dead, rec)
             rec.coverage_recovered = decision.reply is not None or decision.satisfied
         if self.save_screenshots:
             await self._save_som(page, marks, rec, decision.mark)
@@ -198,18 +201,39 @@ class GroundingAgent:
             rec.target_role, rec.target_name = decision.mark.role, decision.mark.label
             rec.effective = True
             return 1
-        if decision.reply is None or decision.mark is None:
-            rec.error_type, rec.error = "no_target", f"no mark matches {subgoal.target!r}"
+        if decision.reply is None or (decision.mark is None and decision.reply.point is None):
+            if not rec.error_type:
+                rec.error_type, rec.error = "no_target", f"no mark matches {subgoal.target!r}"
             if self.gate is not None:
                 self.gate.force_fresh()
             return 0
         mark = decision.mark
-        rec.mark_rank, rec.relevance = mark.number, mark.relevance
-        rec.match_score, rec.target_role, rec.target_name = round(decision.score, 3), mark.role, mark.label
-        rec.perceptual_confidence = mark.confidence
-        rec.source = mark.source
+        if mark is not None:
+            rec.mark_rank, rec.relevance = mark.number, mark.relevance
+            rec.match_score, rec.target_role, rec.target_name = round(decision.score, 3), mark.role, mark.label
+            rec.perceptual_confidence = mark.confidence
+            rec.source = mark.source
         return await self._act_and_validate(page, brief, subgoal, decision, geometry, obs, fp_before,
                                             rec, step)
+
+    async def _choose(self, page: Page, brief: Brief, subgoal: Subgoal, marks: list[Mark],
+                      dead: frozenset[str], rec: StepRecord) -> Decision:
+        """Ask the worker. A language-model worker sees the Set-of-Mark image and the listing;
+        its answer names a mark of this listing (or, degraded, a point)."""
+        if isinstance(self.worker, ScriptedWorker):
+            return self.worker.decide(subgoal, marks, dead)
+        size = page.viewport_size or {"width": 1280, "height": 720}
+        som_png = som.draw(await page.screenshot(), marks, (size["width"], size["height"]))
+        reply, cost = await self.worker.decide(brief.goal, subgoal, marks, som_png, self.history)
+        rec.tokens_in += cost.tokens_in
+        rec.tokens_out += cost.tokens_out
+        rec.invalid_replies += cost.invalid_replies
+        rec.worker_ms += cost.latency_ms
+        if reply is None:
+            rec.error_type, rec.error = "worker_error", f"{cost.error_type}: {cost.error}"[:300]
+            return Decision(None)
+        by_number = {m.number: m for m in marks}
+        return Decision(reply, by_number.get(reply.mark) if reply.mark is not None else None)
 
     def _placed(self, obs: Observation, geometry: dict) -> list[tuple[Element, Box]]:
         """Elements with their viewport boxes: frame content placed exactly when snapping is on;
@@ -450,6 +474,8 @@ class GroundingAgent:
                 await page.go_back()
                 await self._settle(page)
         rec.validate_ms = _ms(t0)
+        self.history.append(f"{action.kind} {rec.target_name or getattr(action, 'url', '')!s}"
+                            f" -> {'changed the page' if effective else rec.error_type or 'no effect'}")
         if rec.error_type == "stale_ref":
             return 0
         if effective:
@@ -484,8 +510,9 @@ class GroundingAgent:
                 return Wait(seconds=float(reply.value or 0.5))
             case "finish":
                 return Finish(answer=reply.answer or "")
-        assert mark is not None
         target: dict = {}
+        if mark is None:
+            return await self._resolve_point(page, reply, rec)
         if mark.ref is not None:
             target = {"ref": mark.ref, "observation_id": mark.observation_id}
             rec.ref = mark.ref
@@ -507,19 +534,22 @@ class GroundingAgent:
             rec.error_type, rec.error = "unresolvable", "no DOM element matches this mark"
             rec.actionable = False
             return None
-        common = {**target}
-        match reply.action:
-            case "type":
-                return Type(**common, text=reply.text or "", clear=reply.clear, then=reply.then)
-            case "select":
-                return Select(**common, value=str(reply.value))
-            case "set_value":
-                return SetValue(**common, value=reply.value if reply.value is not None else "")
-            case "expand":
-                return Expand(**common)
-            case "read":
-                return Read(**common)
-        return Click(**common)
+        return _targeted(reply, target)
+
+    async def _resolve_point(self, page: Page, reply: WorkerReply, rec: StepRecord) -> AnyAction | None:
+        """The worker's degraded coordinate fallback: a normalised point, snapped to its owner."""
+        assert reply.point is not None
+        if not self.config.snapping:
+            rec.error_type, rec.error = "unresolvable", "coordinates need the snapper"
+            return None
+        size = page.viewport_size or {"width": 1280, "height": 720}
+        owner = await snapping.owner_at(page, reply.point[0] * size["width"], reply.point[1] * size["height"])
+        if owner is None:
+            rec.error_type, rec.error = "unresolvable", "nothing under the point"
+            return None
+        rec.route, rec.degraded, rec.actionable = owner.route, True, owner.interactive or owner.degraded
+        rec.perceptual_confidence = snapping.DEGRADED_CONFIDENCE
+        return _targeted(reply, {"point": owner.point})
 
     async def _actionable(self, page: Page, mark: Mark) -> bool:
         """Visible, enabled and not covered: the owner at its centre is the element itself."""
@@ -575,3 +605,19 @@ class GroundingAgent:
 def _inside(inner: Box, outer: Box) -> bool:
     return (inner.x >= outer.x - 2 and inner.y >= outer.y - 2 and inner.x + inner.width <= outer.x +
             outer.width + 2 and inner.y + inner.height <= outer.y + outer.height + 2)
+
+
+def _targeted(reply: WorkerReply, target: dict) -> AnyAction:
+    """The reply's action aimed at a ref or a point."""
+    match reply.action:
+        case "type":
+            return Type(**target, text=reply.text or "", clear=reply.clear, then=reply.then)
+        case "select":
+            return Select(**target, value=str(reply.value))
+        case "set_value":
+            return SetValue(**target, value=reply.value if reply.value is not None else "")
+        case "expand":
+            return Expand(**target)
+        case "read":
+            return Read(**target)
+    return Click(**target)

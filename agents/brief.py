@@ -44,6 +44,8 @@ class StepRecord(BaseModel):
     perception_error: str = ""
     tokens_in: int = 0
     tokens_out: int = 0
+    invalid_replies: int = 0
+    worker_ms: float = 0.0
     # gating and prefetch
     cache: str = ""
     miss_reason: str = ""

@@ -31,4 +31,5 @@ class Mark(BaseModel):
         state = "".join(f" [{k}={v}]" if v != "true" else f" [{k}]" for k, v in self.states.items())
         role = self.role or "region"
         extra = " (coordinates only)" if self.degraded else ""
-        return f"[{self.number}] {role} \"{self.label}\"{state}{extra}"
+        where = f" in \"{self.context[0]}\"" if self.context else ""
+        return f"[{self.number}] {role} \"{self.label}\"{state}{where}{extra}"

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.agent import AgentConfig
 from agents.perception.registry import PerceptionConfig
+from agents.worker.registry import WorkerConfig
 from harness.browser import BrowserSettings
 
 
@@ -23,10 +24,6 @@ class SuiteConfig(_Frozen):
     ids: list[str] = []
     tags: list[str] = []
     exclude_tags: list[str] = []
-
-
-class WorkerConfig(_Frozen):
-    name: Literal["scripted"] = "scripted"
 
 
 class BrowserConfig(_Frozen):

@@ -17,7 +17,7 @@ from agents.agent import GroundingAgent
 from agents.brief import Brief, StepRecord
 from agents.naive_text import run_naive
 from agents.perception.registry import build_backend
-from agents.worker.scripted import ScriptedWorker
+from agents.worker.registry import build_worker
 from harness.browser import new_episode_context
 from harness.config import RunConfig
 from harness.oracle import run_oracle
@@ -88,7 +88,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
             await run_naive(page, task.plan)
             return True, ""
         backend = build_backend(cfg.perception, seed, page)
-        worker = ScriptedWorker(prefer_toggle=cfg.agent.compound_split and cfg.agent.enrichment)
+        worker = build_worker(cfg.worker, prefer_toggle=cfg.agent.compound_split and cfg.agent.enrichment)
         agent = GroundingAgent(cfg.agent, worker, backend, save_screenshots=cfg.trace.screenshots)
         outcome = await agent.run(page, brief, beat)
         screenshots.update(outcome.screenshots)

@@ -9,6 +9,7 @@ from playwright.async_api import Page
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.perception.base import VisionBackend
+from agents.perception.openai_vision import OpenAIVisionBackend, OpenAIVisionConfig
 from agents.perception.synthetic import SyntheticBackend, SyntheticConfig
 
 
@@ -17,10 +18,13 @@ class NoPerception(BaseModel):
     name: Literal["none"] = "none"
 
 
-PerceptionConfig = Annotated[NoPerception | SyntheticConfig, Field(discriminator="name")]
+AnyPerception = NoPerception | SyntheticConfig | OpenAIVisionConfig
+PerceptionConfig = Annotated[AnyPerception, Field(discriminator="name")]
 
 
-def build_backend(config: NoPerception | SyntheticConfig, seed: int, page: Page) -> VisionBackend | None:
+def build_backend(config: AnyPerception, seed: int, page: Page) -> VisionBackend | None:
     if isinstance(config, SyntheticConfig):
         return SyntheticBackend(config, seed, page)
+    if isinstance(config, OpenAIVisionConfig):
+        return OpenAIVisionBackend(config)
     return None
