@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -108,9 +109,10 @@ def _ms(t0: float) -> float:
 class GroundingAgent:
     def __init__(self, config: AgentConfig, worker: ScriptedWorker | OpenAIWorker,
                  backend: VisionBackend | None,
-                 save_screenshots: bool = False) -> None:
+                 screenshots: Literal["none", "last", "all"] = "none") -> None:
         self.config = config
-        self.save_screenshots = save_screenshots
+        self.screenshot_mode = screenshots
+        self._step_png: bytes | None = None
         self.worker = worker
         self.backend = backend
         self.tiers = TierPolicy(config.tiers_complex_candidates, config.tiers_complex_controls) \
@@ -168,6 +170,7 @@ class GroundingAgent:
 
     # ---- one step ------------------------------------------------------------------------
     async def _step(self, page: Page, brief: Brief, subgoal: Subgoal, rec: StepRecord, step: int) -> int:
+        self._step_png = None
         t0 = time.perf_counter()
         fp_before = await fingerprint.take(page)
         obs = await self.refs.observe(page)
@@ -194,7 +197,7 @@ class GroundingAgent:
             marks = await self._coverage_pass(page, subgoal, candidates, elements, obs, rec)
             decision = await self._choose(page, brief, subgoal, marks, dead, rec)
             rec.coverage_recovered = decision.reply is not None or decision.satisfied
-        if self.save_screenshots:
+        if self.screenshot_mode != "none":
             await self._save_som(page, marks, rec, decision.mark)
         if decision.satisfied:
             rec.skipped_satisfied = True
@@ -353,6 +356,7 @@ class GroundingAgent:
         assert self.backend is not None
         t0 = time.perf_counter()
         png = await page.screenshot()
+        self._step_png = self._step_png or png
         result = await self.backend.perceive(png, subgoal_text, hints, tier, cap)
         rec.perceive_ms += _ms(t0)
         rec.vision_calls += 1
@@ -569,7 +573,9 @@ class GroundingAgent:
 
     async def _save_som(self, page: Page, marks: list[Mark], rec: StepRecord, chosen: Mark | None) -> None:
         size = page.viewport_size or {"width": 1280, "height": 720}
-        png = await page.screenshot()
+        png = self._step_png or await page.screenshot()
+        if self.screenshot_mode == "last":
+            self.screenshots.clear()
         self.screenshots[rec.step] = som.draw(png, marks, (size["width"], size["height"]),
                                               highlight=chosen.number if chosen else None)
 

@@ -11,6 +11,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from harness.browser import BrowserNotFoundError
@@ -26,9 +27,20 @@ class UsageError(Exception):
     """Bad input found before any browser starts: printed as one paragraph, exit code 2."""
 
 
+def derived_name(resolved: dict, overrides: list[str]) -> str:
+    """preset[switch=value,...]/perception/worker from the command line's agent.* overrides."""
+    switches = sorted(o.removeprefix("agent.") for o in overrides
+                      if o.startswith("agent.") and not o.startswith("agent.name="))
+    agent = resolved["agent"]["name"] + (f"[{','.join(switches)}]" if switches else "")
+    return f"{agent}/{resolved['perception']['name']}/{resolved['worker']['name']}"
+
+
 def load_config(cfg: DictConfig) -> tuple[RunConfig, dict]:
     resolved = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(resolved, dict)
+    if resolved.get("name") is None and resolved.get("policy", "agent") == "agent" and \
+            HydraConfig.initialized():
+        resolved["name"] = derived_name(resolved, list(HydraConfig.get().overrides.task))
     try:
         return RunConfig.from_container(resolved), resolved
     except ValidationError as exc:
@@ -58,7 +70,7 @@ def hydra_main(cfg: DictConfig) -> None:
     result = run(run_cfg, run_dir, resolved, show_progress=sys.stderr.isatty())
     eps = result.episodes
     Console().print(
-        f"[bold]{run_cfg.config_name}[/]: {int(eps.success.sum())}/{len(eps)} episodes succeeded, "
+        f"[bold]{escape(run_cfg.config_name)}[/]: {int(eps.success.sum())}/{len(eps)} episodes succeeded, "
         f"{eps.vision_calls.mean():.1f} vision calls per episode\n"
         f"traces: {run_dir / 'episodes.parquet'}, {run_dir / 'steps.parquet'}, {run_dir / 'run.json'}"
     )

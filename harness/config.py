@@ -44,7 +44,12 @@ class DirsConfig(_Frozen):
 
 
 class TraceConfig(_Frozen):
-    screenshots: bool = False  # Set-of-Mark image of every step, under screenshots/<episode>/
+    # Set-of-Mark images under screenshots/<episode>/: none, the failing step of failed episodes,
+    # or every step of every episode.
+    screenshots: Literal["none", "failed", "all"] = "failed"
+    # A Playwright trace (`playwright show-trace FILE`) under playwright/<episode>.zip.
+    playwright: bool = True
+    failed_only: bool = True
 
 
 class RunConfig(_Frozen):
@@ -60,6 +65,9 @@ class RunConfig(_Frozen):
     final_settle_ms: int = Field(300, ge=0)
     tasks: DirsConfig = DirsConfig()
     trace: TraceConfig = TraceConfig()
+    # What the report calls this configuration; null: derived from the agent preset, the switch
+    # overrides on the command line, the perception and the worker.
+    name: str | None = None
     sites: DirsConfig = DirsConfig()
 
     @classmethod
@@ -70,6 +78,8 @@ class RunConfig(_Frozen):
     @property
     def config_name(self) -> str:
         """A short, readable name of what is being measured (not of seeds or the suite)."""
+        if self.name:
+            return self.name
         if self.policy != "agent":
             return self.policy
         return f"{self.agent.name}/{self.perception.name}/{self.worker.name}"

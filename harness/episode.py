@@ -7,10 +7,11 @@ import asyncio
 import time
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 from agents.agent import GroundingAgent
@@ -33,7 +34,6 @@ class HeartbeatTimeout(Exception):
 class EpisodeResult:
     row: dict[str, Any]
     steps: list[dict[str, Any]] = field(default_factory=list)
-    screenshots: dict[int, bytes] = field(default_factory=dict)
 
 
 def allowed_origins(task: Task, server: FixtureServer) -> list[str]:
@@ -62,8 +62,20 @@ def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, las
     return "wrong_target"
 
 
+async def _close(context: BrowserContext, cfg: RunConfig, trace_path: Path | None) -> None:
+    """Close the episode's context, keeping its Playwright trace at trace_path (None: discard)."""
+    try:
+        if cfg.trace.playwright:
+            if trace_path is not None:
+                trace_path.parent.mkdir(parents=True, exist_ok=True)
+            await context.tracing.stop(path=trace_path)
+        await context.close()
+    except PlaywrightError:
+        pass
+
+
 async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed: int,
-                      cfg: RunConfig) -> EpisodeResult:
+                      cfg: RunConfig, run_dir: Path) -> EpisodeResult:
     episode_id = uuid.uuid4().hex[:16]
     brief = brief_for(task, server, seed)
     steps: list[StepRecord] = []
@@ -89,7 +101,8 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
             return True, ""
         backend = build_backend(cfg.perception, seed, page)
         worker = build_worker(cfg.worker, prefer_toggle=cfg.agent.compound_split and cfg.agent.enrichment)
-        agent = GroundingAgent(cfg.agent, worker, backend, save_screenshots=cfg.trace.screenshots)
+        mode = {"none": "none", "failed": "last", "all": "all"}[cfg.trace.screenshots]
+        agent = GroundingAgent(cfg.agent, worker, backend, screenshots=mode)
         outcome = await agent.run(page, brief, beat)
         screenshots.update(outcome.screenshots)
         return outcome.plan_done, outcome.last_error_type
@@ -98,6 +111,8 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
     try:
         context = await new_episode_context(browser, cfg.browser.settings(), server.origins,
                                             episode_id, seed)
+        if cfg.trace.playwright:
+            await context.tracing.start(screenshots=True, snapshots=True, title=f"{task.id} seed {seed}")
         page = await context.new_page()
         work = asyncio.ensure_future(policy(page))
         while not work.done():
@@ -114,15 +129,18 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         crashed = not browser.is_connected()
         detail = str(exc).splitlines()[0][:300]
         last_error = last_error or "action_error"
-    finally:
-        if context is not None and browser.is_connected():
-            try:
-                await context.close()
-            except PlaywrightError:
-                pass
     success, failed = task.check(server.store.state(episode_id))
     success = success and not timed_out and not crashed
     server.store.drop(episode_id)
+    if context is not None and browser.is_connected():
+        await _close(context, cfg, None if success and cfg.trace.failed_only else
+                     run_dir / "playwright" / f"{episode_id}.zip")
+    keep_shots = cfg.trace.screenshots == "all" or (cfg.trace.screenshots == "failed" and not success)
+    if keep_shots and screenshots:
+        folder = run_dir / "screenshots" / episode_id
+        folder.mkdir(parents=True, exist_ok=True)
+        for step, png in screenshots.items():
+            (folder / f"step-{step:03d}.png").write_bytes(png)
     failure = classify(success, timed_out, crashed, plan_done, last_error)
     row = {
         "episode_id": episode_id, "task_id": task.id, "seed": seed,
@@ -132,4 +150,4 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         "wall_s": round(time.perf_counter() - t0, 3), "failure": failure,
         "failure_detail": detail or ("; ".join(failed) if failure else ""), "started_at": started,
     }
-    return EpisodeResult(row=row, steps=[s.model_dump() for s in steps], screenshots=screenshots)
+    return EpisodeResult(row=row, steps=[s.model_dump() for s in steps])

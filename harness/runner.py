@@ -112,13 +112,8 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
             async def one(task: Task, seed: int) -> None:
                 nonlocal successes
                 async with gate:
-                    result = await run_episode(await pool.get(), server, task, seed, cfg)
+                    result = await run_episode(await pool.get(), server, task, seed, cfg, run_dir)
                 writer.add_episode(result.row, result.steps)
-                if result.screenshots:
-                    shots = run_dir / "screenshots" / result.row["episode_id"]
-                    shots.mkdir(parents=True, exist_ok=True)
-                    for step, png in result.screenshots.items():
-                        (shots / f"step-{step:03d}.png").write_bytes(png)
                 successes += result.row["success"]
                 progress.update(bar, advance=1, ok=successes)
 
