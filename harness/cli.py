@@ -16,7 +16,7 @@ from rich.table import Table
 
 from harness.browser import BrowserNotFoundError
 from harness.config import RunConfig
-from harness.runner import run, suite_tasks
+from harness.runner import RunDirInUseError, run, suite_tasks
 from tasks.loader import TaskFileError, UnknownTaskError
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
@@ -27,10 +27,13 @@ class UsageError(Exception):
     """Bad input found before any browser starts: printed as one paragraph, exit code 2."""
 
 
-def derived_name(resolved: dict, overrides: list[str]) -> str:
-    """preset[switch=value,...]/perception/worker from the command line's agent.* overrides."""
+def derived_name(resolved: dict, overrides: list[str], ablate: str | None = None) -> str:
+    """preset[switch=value,...]/perception/worker from the ablated switch and the command line's
+    agent.* overrides."""
     switches = sorted(o.removeprefix("agent.") for o in overrides
                       if o.startswith("agent.") and not o.startswith("agent.name="))
+    if ablate and resolved["agent"].get(ablate) is False:
+        switches = sorted({*switches, f"{ablate}=false"})
     agent = resolved["agent"]["name"] + (f"[{','.join(switches)}]" if switches else "")
     return f"{agent}/{resolved['perception']['name']}/{resolved['worker']['name']}"
 
@@ -40,7 +43,9 @@ def load_config(cfg: DictConfig) -> tuple[RunConfig, dict]:
     assert isinstance(resolved, dict)
     if resolved.get("name") is None and resolved.get("policy", "agent") == "agent" and \
             HydraConfig.initialized():
-        resolved["name"] = derived_name(resolved, list(HydraConfig.get().overrides.task))
+        hydra_cfg = HydraConfig.get()
+        resolved["name"] = derived_name(resolved, list(hydra_cfg.overrides.task),
+                                        hydra_cfg.runtime.choices.get("ablate"))
     try:
         return RunConfig.from_container(resolved), resolved
     except ValidationError as exc:
@@ -60,8 +65,24 @@ def print_tasks(cfg: RunConfig) -> None:
     Console().print(table)
 
 
+BAD_INPUT = (UsageError, TaskFileError, UnknownTaskError, BrowserNotFoundError, RunDirInUseError)
+_COMMAND = "run"
+_VERBOSE = False
+
+
 @hydra.main(config_path=CONF, config_name="config", version_base="1.3")
 def hydra_main(cfg: DictConfig) -> None:
+    try:
+        _main(cfg)
+    except BAD_INPUT as exc:
+        if _VERBOSE:
+            raise
+        # Hydra reports ordinary exceptions with a traceback and exit 1; bad input is exit 2.
+        print(f"groundbench: {exc}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def _main(cfg: DictConfig) -> None:
     run_cfg, resolved = load_config(cfg)
     if _COMMAND == "tasks":
         print_tasks(run_cfg)
@@ -76,20 +97,14 @@ def hydra_main(cfg: DictConfig) -> None:
     )
 
 
-_COMMAND = "run"
-
-
 def main() -> None:
-    global _COMMAND
+    global _COMMAND, _VERBOSE
+    if "--verbose" in sys.argv:
+        sys.argv.remove("--verbose")
+        _VERBOSE = True
     if len(sys.argv) > 1 and sys.argv[1] == "tasks":
         _COMMAND = "tasks"
         del sys.argv[1]
-        sys.argv.append("hydra.run.dir=.")
-        sys.argv.append("hydra.output_subdir=null")
-        sys.argv.append("hydra/job_logging=disabled")
-        sys.argv.append("hydra/hydra_logging=disabled")
-    try:
-        hydra_main()
-    except (UsageError, TaskFileError, UnknownTaskError, BrowserNotFoundError) as exc:
-        print(f"groundbench: {exc}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        sys.argv.extend(["hydra.run.dir=.", "hydra.output_subdir=null", "hydra/job_logging=disabled",
+                         "hydra/hydra_logging=disabled"])
+    hydra_main()

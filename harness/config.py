@@ -63,6 +63,7 @@ class RunConfig(_Frozen):
     concurrency: int = Field(2, ge=1, le=64)
     heartbeat_s: float = Field(30, gt=0)
     final_settle_ms: int = Field(300, ge=0)
+    resume: bool = False
     tasks: DirsConfig = DirsConfig()
     trace: TraceConfig = TraceConfig()
     # What the report calls this configuration; null: derived from the agent preset, the switch

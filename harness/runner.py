@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.parquet as pq
 from playwright.async_api import Browser, Playwright, async_playwright
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from harness.browser import launch
 from harness.config import RunConfig
 from harness.episode import run_episode
-from harness.traces import TraceWriter
+from harness.traces import PARTS, TraceWriter
 from sites.server import FixtureServer
 from tasks.loader import FIXTURE_TASKS, load_tasks, select
 from tasks.schema import Task
@@ -90,11 +91,30 @@ class _BrowserPool:
             await self.browser.close()
 
 
+class RunDirInUseError(RuntimeError):
+    """The run folder already holds episodes and resume was not asked for."""
+
+
+def finished_episodes(run_dir: Path) -> set[tuple[str, str, int, int]]:
+    """(config_hash, task_id, task_version, seed) of every episode already written in a folder."""
+    done = set()
+    for part in (run_dir / PARTS).glob("episodes-*.parquet"):
+        for row in pq.read_table(part, columns=["config_hash", "task_id", "task_version", "seed"]
+                                 ).to_pylist():
+            done.add((row["config_hash"], row["task_id"], row["task_version"], row["seed"]))
+    return done
+
+
 async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                     show_progress: bool = True) -> RunResult:
     tasks = suite_tasks(cfg)
     jobs = [(task, seed) for seed in cfg.seeds for task in tasks]
     run_dir.mkdir(parents=True, exist_ok=True)
+    done = finished_episodes(run_dir)
+    if done and not cfg.resume:
+        raise RunDirInUseError(f"{run_dir} already holds {len(done)} episodes; pass resume=true to "
+                               "finish that run, or choose another hydra.run.dir")
+    jobs = [(t, s) for t, s in jobs if (cfg.config_hash, t.id, t.version, s) not in done]
     with FixtureServer(cfg.sites.dirs) as server:
         async with async_playwright() as pw:
             pool = _BrowserPool(pw, cfg)
@@ -107,6 +127,9 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                                 MofNCompleteColumn(), TextColumn("ok {task.fields[ok]}"),
                                 TimeRemainingColumn(), disable=not show_progress)
             bar = progress.add_task(cfg.config_name, total=len(jobs), ok=0)
+            if done:
+                progress.console.print(f"resume: {len(done)} episodes already in {run_dir}, "
+                                       f"{len(jobs)} to run")
             successes = 0
 
             async def one(task: Task, seed: int) -> None:

@@ -34,7 +34,9 @@ Matching rule: a control is recalled when some candidate matches one of its sour
     a neighbour still counts when it covers the control's text).
 Text-less controls are "hit" by any non-text candidate (checkbox, slider, field, icon) under the
 same place rule against the control's own box. Latency is the backend's measured wall time per
-call (`PerceptionResult.latency_ms`), after the engine was loaded once.
+call (`PerceptionResult.latency_ms`), after the engine was loaded once; the process CPU time of
+the call is recorded beside it (ONNX Runtime uses every core, so on an idle machine CPU time is
+up to cores x wall time; on a loaded machine wall time grows and CPU time does not).
 """
 
 from __future__ import annotations
@@ -326,6 +328,7 @@ class TierResult:
     found: int = 0
     candidates: int = 0
     latency_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
     textless_hits: int = 0
     error: str = ""
     missed: list[str] = field(default_factory=list)
@@ -377,7 +380,9 @@ async def bench_page(browser: Browser, settings: BrowserSettings, server: Fixtur
         tr = TierResult()
         last: PerceptionResult | None = None
         for _ in range(repeat):
+            cpu0 = time.process_time()
             last = await backend.perceive(shot, "", [], tier)  # type: ignore[arg-type]
+            tr.cpu_ms.append(round((time.process_time() - cpu0) * 1000, 1))
             tr.latency_ms.append(round(last.latency_ms, 1))
         assert last is not None
         tr.error = f"{last.error_type}: {last.error}" if last.error_type else ""
@@ -408,6 +413,7 @@ def summarise(pages: list[PageResult], config: OcrConfig) -> dict[str, Any]:
     for tier in TIERS:
         rows = [p.tiers[tier] for p in ok if tier in p.tiers]
         lat = [v for r in rows for v in r.latency_ms]
+        cpu = [v for r in rows for v in r.cpu_ms]
         found = sum(r.found for r in rows)
         cap = getattr(config, tier).cap
         out[tier] = {
@@ -419,6 +425,8 @@ def summarise(pages: list[PageResult], config: OcrConfig) -> dict[str, Any]:
             "pages_at_cap": sum(r.candidates >= cap for r in rows),
             "latency_ms_median": _pct(lat, 0.5),
             "latency_ms_p90": _pct(lat, 0.9),
+            "cpu_ms_median": _pct(cpu, 0.5),
+            "cpu_ms_p90": _pct(cpu, 0.9),
             "calls": len(lat),
             "textless_hits": sum(r.textless_hits for r in rows),
             "errors": sum(bool(r.error) for r in rows),
@@ -449,7 +457,8 @@ def print_report(pages: list[PageResult], summary: dict[str, Any]) -> None:
         print(f"{tier:>5}: recall {s['recall']:.3f} ({s['found']}/{summary['controls']} controls, "
               f"macro {s['recall_macro']:.3f}), candidates mean {s['candidates_mean']:.1f} "
               f"({s['pages_at_cap']} pages at cap), latency median {s['latency_ms_median']:.0f} ms "
-              f"p90 {s['latency_ms_p90']:.0f} ms over {s['calls']} calls"
+              f"p90 {s['latency_ms_p90']:.0f} ms over {s['calls']} calls (CPU time median "
+              f"{s['cpu_ms_median']:.0f} ms p90 {s['cpu_ms_p90']:.0f} ms)"
               + (f", text-less hits {s['textless_hits']}/{summary['textless_controls']}"
                  if tier == "large" else "")
               + (f", {s['errors']} errors" if s["errors"] else ""))
