@@ -1,0 +1,62 @@
+"""Each grounding mechanism, switched off and on, on the fixture case that targets it: the switch
+changes success or the trace column it owns (and a switch that is off leaves no trace at all)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import run_experiment
+
+pytestmark = pytest.mark.browser
+
+
+def run(tmp_path: Path, tasks: str, seeds: str, *overrides: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    name = "-".join(o.replace("agent.", "").replace("=", "") for o in overrides) or "full"
+    result = run_experiment(tmp_path / name, ["suite=fixtures", f"suite.ids=[{tasks}]", f"seeds=[{seeds}]",
+                                              "perception=synthetic", "trace.playwright=false", *overrides])
+    return result.episodes, pd.read_parquet(result.run_dir / "steps.parquet")
+
+
+@pytest.mark.parametrize(("switch", "tasks"), [
+    ("snapping", "iframes-delivery,iframes-gift-nested,crosspay-pay,checkout-iframe-pay,canvas-seat-d7"),
+    ("enrichment", "settings-email-on,settings-privacy-friends"),
+])
+def test_switch_off_fails_its_fixtures(tmp_path: Path, switch: str, tasks: str) -> None:
+    on, on_steps = run(tmp_path, tasks, "0,1")
+    off, off_steps = run(tmp_path, tasks, "0,1", f"agent.{switch}=false")
+    assert on.success.all(), on[~on.success][["task_id", "seed", "failure", "failure_detail"]]
+    assert not off.success.any(), off[off.success][["task_id", "seed"]]
+    if switch == "snapping":
+        assert {"same_origin_frame", "cross_origin_frame", "degraded_point"} <= set(on_steps.route)
+        assert set(off_steps.route) <= {"", "top"} and not off_steps.degraded.any()
+    else:
+        assert on_steps.skipped_satisfied.any() and not off_steps.skipped_satisfied.any()
+        assert (off_steps.target_role == "").all()  # no DOM semantics reach the worker
+
+
+def test_compound_split_reaches_the_chevron(tmp_path: Path) -> None:
+    on, on_steps = run(tmp_path, "filters-region-canada,shop-region-filter", "0,1,2,3")
+    off, off_steps = run(tmp_path, "filters-region-canada,shop-region-filter", "0,1,2,3",
+                         "agent.compound_split=false")
+    assert on.success.all() and (on_steps.split > 0).any()
+    assert (off_steps.split == 0).all() and off.success.mean() < on.success.mean()
+
+
+def test_gating_reuses_vision_while_the_page_agrees(tmp_path: Path) -> None:
+    on, on_steps = run(tmp_path, "shop-shipping-submit,checkout-iframe-pay", "0")
+    off, off_steps = run(tmp_path, "shop-shipping-submit,checkout-iframe-pay", "0", "agent.gating=false")
+    assert on.success.all() and off.success.all()
+    assert (on_steps.cache == "hit").any() and set(on_steps.path) >= {"declarative", "procedural"}
+    assert (off_steps.cache == "").all() and "procedural" not in set(off_steps.path)
+    assert on.vision_calls.sum() < off.vision_calls.sum()
+
+
+def test_prefetch_hands_over_only_fresh_results(tmp_path: Path) -> None:
+    on, on_steps = run(tmp_path, "shop-region-filter,results-blue-kettle", "0,1", "agent.gating=false")
+    off, off_steps = run(tmp_path, "shop-region-filter,results-blue-kettle", "0,1", "agent.gating=false",
+                         "agent.prefetch=false")
+    assert on.success.all() and off.success.all()
+    assert on_steps.prefetch_used.any() and not off_steps.prefetch_used.any()
+    assert not off_steps.vision_lagging.any() and not off_steps.prefetch_discarded.any()
