@@ -60,9 +60,13 @@ class Read(_Targeted):
 
 
 class Scroll(_Action):
+    """Scroll the page by `pixels`, or (with a ref) until that element is in view."""
+
     kind: Literal["scroll"] = "scroll"
     direction: Literal["up", "down"] = "down"
     pixels: int = 600
+    ref: str | None = None
+    observation_id: int = 0
 
 
 class Navigate(_Action):
@@ -111,7 +115,7 @@ def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) -> Loc
 async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float = 3000) -> str:
     """Run one action; returns text for `read` (else ""). The observation is spent afterwards,
     unless the action was refused before touching the page (a stale ref)."""
-    if isinstance(action, _Targeted) and action.ref is not None:
+    if isinstance(action, (_Targeted, Scroll)) and action.ref is not None:
         refs.resolve(action.ref, action.observation_id)
     try:
         return await _execute(page, refs, action, timeout_ms)
@@ -147,6 +151,9 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
                 str(action.value), timeout=timeout_ms)
         case Read():
             return await locator_for(page, refs, action.ref, action.observation_id).inner_text(
+                timeout=timeout_ms)
+        case Scroll() if action.ref is not None:
+            await locator_for(page, refs, action.ref, action.observation_id).scroll_into_view_if_needed(
                 timeout=timeout_ms)
         case Scroll():
             await page.mouse.wheel(0, action.pixels if action.direction == "down" else -action.pixels)

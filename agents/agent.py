@@ -199,12 +199,18 @@ class GroundingAgent:
             rec.coverage_recovered = decision.reply is not None or decision.satisfied
         if self.screenshot_mode != "none":
             await self._save_som(page, marks, rec, decision.mark)
+        if self.backend is not None and self.config.enrichment and isinstance(self.worker, ScriptedWorker):
+            hidden = self._better_out_of_view(page, subgoal, elements, obs, decision, dead)
+            if hidden is not None:
+                return await self._scroll_to(page, hidden, obs, fp_before, rec)
         if decision.satisfied:
             rec.skipped_satisfied = True
             rec.target_role, rec.target_name = decision.mark.role, decision.mark.label
             rec.effective = True
             return 1
         if decision.reply is None or (decision.mark is None and decision.reply.point is None):
+            if isinstance(self.worker, ScriptedWorker) and await self._explore(page, fp_before, rec):
+                return 0
             if not rec.error_type:
                 rec.error_type, rec.error = "no_target", f"no mark matches {subgoal.target!r}"
             if self.gate is not None:
@@ -237,6 +243,53 @@ class GroundingAgent:
             return Decision(None)
         by_number = {m.number: m for m in marks}
         return Decision(reply, by_number.get(reply.mark) if reply.mark is not None else None)
+
+    def _better_out_of_view(self, page: Page, subgoal: Subgoal, elements: list[tuple[Element, Box]],
+                            obs: Observation, decision: Decision, dead: frozenset[str]) -> Mark | None:
+        """The DOM knows the whole document, the screenshot only the viewport: an element out of
+        view that fits the subgoal clearly better than anything seen is scrolled to first."""
+        size = page.viewport_size or {"width": 1280, "height": 720}
+        hidden = [enrichment.element_mark(i, el, box, 1.0, "dom", obs.id)
+                  for i, (el, box) in enumerate(elements, 1)
+                  if el.interactive and (box.y + box.height <= 0 or box.y >= size["height"])]
+        if not hidden:
+            return None
+        assert isinstance(self.worker, ScriptedWorker)
+        best = self.worker.decide(subgoal, hidden, dead)
+        if best.mark is None or (decision.mark is not None and best.score <= decision.score + 0.2):
+            return None
+        return best.mark
+
+    async def _scroll_to(self, page: Page, mark: Mark, obs: Observation,
+                         fp_before: fingerprint.Fingerprint | None, rec: StepRecord) -> int:
+        rec.action, rec.ref, rec.target_role, rec.target_name = "scroll", mark.ref or "", mark.role, mark.label
+        t0 = time.perf_counter()
+        try:
+            await execute(page, self.refs, Scroll(ref=mark.ref, observation_id=obs.id),
+                          self.config.action_timeout_ms)
+        except (PlaywrightError, StaleRefError) as exc:
+            rec.error_type, rec.error = "action_error", str(exc).splitlines()[0][:300]
+        rec.act_ms = _ms(t0)
+        await self._settle(page)
+        fp_after = await fingerprint.take(page)
+        rec.effective = fp_before is None or fp_after is None or bool(fp_before.differs(fp_after))
+        rec.effect = "scrolled_into_view"
+        return 0
+
+    async def _explore(self, page: Page, fp_before: fingerprint.Fingerprint | None,
+                       rec: StepRecord) -> bool:
+        """Nothing on the page fits yet: look further down (lists load as they scroll into
+        view). True when the page moved; False at the bottom, where the step is a plain miss."""
+        t0 = time.perf_counter()
+        await execute(page, self.refs, Scroll(direction="down"), self.config.action_timeout_ms)
+        rec.act_ms = _ms(t0)
+        await self._settle(page)
+        fp_after = await fingerprint.take(page)
+        moved = fp_before is None or fp_after is None or bool(fp_before.differs(fp_after))
+        if moved:
+            rec.action, rec.effective, rec.effect = "scroll", True, "explored_down"
+            rec.error_type, rec.error = "no_target", "no mark fits yet; scrolled down to look further"
+        return moved
 
     def _placed(self, obs: Observation, geometry: dict) -> list[tuple[Element, Box]]:
         """Elements with their viewport boxes: frame content placed exactly when snapping is on;

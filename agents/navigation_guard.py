@@ -14,7 +14,8 @@ from playwright.async_api import Error as PlaywrightError
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 MAX_HOPS = 10
 CHALLENGE = re.compile(r"verify you are (a )?human|are you a robot|captcha|access denied|"
-                       r"unusual traffic|security check|challenge", re.IGNORECASE)
+                       r"unusual traffic|security check|challenge|just a moment|"
+                       r"checking your browser|attention required", re.IGNORECASE)
 
 
 def _host_port(url: str) -> tuple[str, str, int | None]:

@@ -94,6 +94,25 @@ def _unquote(text: str) -> str:
     return text
 
 
+def _unquote_key(line: str) -> str:
+    """Playwright quotes a line's key YAML-style when the name holds ': ' —
+    `- 'button "Sort by: Price" [ref=e5]'` — so the key is unquoted before matching."""
+    stripped = line.lstrip()
+    if not stripped.startswith("- '"):
+        return line
+    indent = line[: len(line) - len(stripped)]
+    body = stripped[3:]
+    i = 0
+    while i < len(body):
+        if body[i] == "'" and body[i + 1: i + 2] == "'":
+            i += 2
+            continue
+        if body[i] == "'":
+            return f"{indent}- {body[:i].replace(chr(39) * 2, chr(39))}{body[i + 1:]}"
+        i += 1
+    return line
+
+
 def parse_snapshot(snapshot: str) -> dict[str, Element]:
     """Parse Playwright's YAML-like aria snapshot into elements keyed by ref, in document order.
 
@@ -103,7 +122,7 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
     texts: dict[str, list[str]] = {}
     stack: list[tuple[int, str]] = []
     for line in snapshot.splitlines():
-        m = _LINE.match(line)
+        m = _LINE.match(_unquote_key(line))
         if not m:
             continue
         indent = len(m["indent"])
@@ -144,33 +163,38 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
         own = " ".join(texts.get(ref, ()))
         if own and not node["text"]:
             node["text"] = own
-        node["context"] = (*_sibling_labels(ref, node, nodes, children, texts), *node["context"])[:10]
+        node["context"] = (*_nearby_labels(ref, nodes, children, texts), *node["context"])[:10]
         elements[ref] = Element(**node)
     return elements
 
 
-def _sibling_labels(ref: str, node: dict, nodes: dict[str, dict], children: dict[str, list[str]],
-                    texts: dict[str, list[str]], nearest: int = 4) -> list[str]:
+def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[str]],
+                   texts: dict[str, list[str]], wanted: int = 4, levels: int = 3) -> list[str]:
     """What stands next to an element: its parent's text and the labels of the nearest
-    non-interactive siblings (a card's heading, a row's caption)."""
-    parent = node["parent_ref"]
-    if parent is None:
-        return []
-    out = list(texts.get(parent, ()))
-    siblings = children.get(parent, [])
-    here = siblings.index(ref)
-    order = [siblings[j] for d in range(1, nearest + 1) for j in (here - d, here + d)
-             if 0 <= j < len(siblings)]
-    for other in order:
-        sib = nodes[other]
-        if sib["role"] in INTERACTIVE_ROLES:
-            continue
-        label = sib["name"] or sib["text"] or " ".join(texts.get(other, ()))
-        if label:
-            out.append(label)
-        if len(out) >= nearest:
+    non-interactive siblings (a card's heading, a row's caption); when nothing stands beside it
+    (alone in a cell or wrapper), the same one level up (the row header beside the cell)."""
+    out: list[str] = []
+    node_ref = ref
+    for _ in range(levels):
+        parent = nodes[node_ref]["parent_ref"]
+        if parent is None:
             break
-    return out
+        out.extend(texts.get(parent, ()))
+        siblings = children.get(parent, [])
+        here = siblings.index(node_ref)
+        order = [siblings[j] for d in range(1, wanted + 1) for j in (here - d, here + d)
+                 if 0 <= j < len(siblings)]
+        for other in order:
+            sib = nodes[other]
+            if sib["role"] in INTERACTIVE_ROLES or sib["role"] == "iframe":
+                continue
+            label = sib["name"] or sib["text"] or " ".join(texts.get(other, ()))
+            if label:
+                out.append(label)
+        if out:
+            break  # the nearest container that says something is the element's own
+        node_ref = parent
+    return out[:wanted + 2]
 
 
 class RefBook:

@@ -58,9 +58,11 @@ class Verdict:
     name: str
     baseline: dict[str, Any] | None
     now: dict[str, Any] | None
-    failures: list[str] = field(default_factory=list)
+    # what failed (success, calls, missing) -> the sentence that explains it
+    failures: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     baseline_low: float | None = None
+    calls_limit: float | None = None
 
     @property
     def failed(self) -> bool:
@@ -158,24 +160,25 @@ def judge(scope: str, name: str, base: dict[str, Any] | None, now: dict[str, Any
           rules: Rules) -> Verdict:
     verdict = Verdict(scope, name, base, now)
     if now is None:
-        verdict.failures.append("missing from the run")
+        verdict.failures["missing"] = "missing from the run"
         return verdict
     if base is None:
-        verdict.notes.append("new (not in the baseline)")
+        verdict.notes.append("new")
         return verdict
     change = compare_proportions(base["successes"], base["episodes"], now["successes"],
                                  now["episodes"], rules.confidence)
     verdict.baseline_low = change.baseline_low
     if change.dropped:
-        verdict.failures.append(f"success {change.rate:.0%} < baseline's lower bound "
-                                f"{change.baseline_low:.0%}")
+        verdict.failures["success"] = (f"success {change.rate:.0%} < baseline's lower bound "
+                                       f"{change.baseline_low:.0%}")
     elif change.improved:
-        verdict.notes.append("success above the baseline's interval")
-    limit = rules.calls_limit(base["vision_calls_mean"])
+        verdict.notes.append("better")  # success above the baseline's interval
+    limit = verdict.calls_limit = rules.calls_limit(base["vision_calls_mean"])
     if now["vision_calls_mean"] > limit + 1e-9:
-        verdict.failures.append(f"vision calls {now['vision_calls_mean']:.2f} > limit {limit:.2f}")
+        verdict.failures["calls"] = (f"vision calls {now['vision_calls_mean']:.2f} > limit "
+                                     f"{limit:.2f}")
     if "task_version" in base and base["task_version"] != now.get("task_version"):
-        verdict.notes.append(f"task version {base['task_version']} → {now.get('task_version')}")
+        verdict.notes.append(f"task v{base['task_version']}→{now.get('task_version')}")
     return verdict
 
 
@@ -209,19 +212,18 @@ def render(verdicts: Sequence[Verdict], console: Console, show_all: bool, title:
         return
     table = Table(title=title, title_justify="left")
     for col, justify in (("scope", "left"), ("name", "left"), ("success base", "right"),
-                         ("success now", "right"), ("base low", "right"),
-                         ("calls base", "right"), ("calls now", "right"), ("verdict", "left")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+                         ("success now", "right"), ("lower bound", "right"),
+                         ("calls base", "right"), ("calls now", "right"), ("calls limit", "right"),
+                         ("verdict", "left")):
+        table.add_column(col, justify=justify, no_wrap=col != "verdict")  # type: ignore[arg-type]
     for v in shown:
-        if v.failed:
-            text = "[bold red]FAIL[/] " + escape("; ".join(v.failures))
-        else:
-            text = "[green]ok[/]" if not v.notes else "[yellow]note[/]"
-        if v.notes:
-            text += " " + escape("; ".join(v.notes))
+        parts = [f"[bold red]FAIL[/] {escape(', '.join(v.failures))}"] if v.failed else []
+        parts += [f"[yellow]{escape(', '.join(v.notes))}[/]"] if v.notes else []
+        text = " ".join(parts) or "[green]ok[/]"
         low = "–" if v.baseline_low is None else f"{v.baseline_low:.0%}"
+        limit = "–" if v.calls_limit is None else f"{v.calls_limit:.2f}"
         table.add_row(v.scope, escape(v.name), _success_cell(v.baseline), _success_cell(v.now), low,
-                      _calls_cell(v.baseline), _calls_cell(v.now), text)
+                      _calls_cell(v.baseline), _calls_cell(v.now), limit, text)
     console.print(table)
     if not show_all and len(shown) < len(verdicts):
         console.print(f"({len(verdicts) - len(shown)} unchanged rows hidden; --all shows them)")
@@ -266,12 +268,13 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
     config = str(episodes["config_name"].iloc[0])
     seeds = sorted(int(s) for s in episodes["seed"].unique())
     console.print(f"run {escape(str(args.run_dir))}: [bold]{escape(config)}[/], {len(episodes)} "
-                  f"episodes, seeds {seeds}, commit {meta.get('git_commit', 'unknown')}")
+                  f"episodes, seeds {seeds}, commit {meta.get('git_commit', 'unknown')}",
+                  soft_wrap=True)
     verdicts: list[Verdict] = []
     if old is not None:
         console.print(f"baseline {escape(str(args.baseline))}: {escape(str(old.get('config_name')))}, "
                       f"{old['overall']['episodes']} episodes, seeds {old.get('seeds')}, "
-                      f"commit {old.get('git_commit', 'unknown')}")
+                      f"commit {old.get('git_commit', 'unknown')}", soft_wrap=True)
         if old.get("config_name") != config:
             console.print(f"[yellow]note[/]: the baseline was recorded for "
                           f"{escape(str(old.get('config_name')))}, this run is {escape(config)}")
@@ -293,7 +296,7 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
                       f"or vision calls above baseline × {1 + rules.tolerance_calls:g} + "
                       f"{rules.slack_calls:g}, or missing):")
         for v in failed:
-            console.print(f"  {v.scope} {escape(v.name)}: {escape('; '.join(v.failures))}",
+            console.print(f"  {v.scope} {escape(v.name)}: {escape('; '.join(v.failures.values()))}",
                           soft_wrap=True)
         console.print(f"If the change is intended, regenerate the baseline: "
                       f"{escape(str(old.get('regenerate', '')) if old else '')}", soft_wrap=True)
@@ -307,7 +310,11 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="groundbench-check",
         description="Compare a run with a committed baseline per task, per fixture tag and overall. "
-                    "Exit 0 pass, 1 regression, 2 bad input.")
+                    "Exit 0 pass, 1 regression, 2 bad input.",
+        epilog="A task, tag or the overall row regresses when its success rate falls below the "
+               "lower bound of the baseline's Wilson interval, when its mean vision calls per "
+               "episode exceed baseline x (1 + tolerance) + slack, or when it is in the baseline "
+               "but not in the run. New tasks are reported, not failed.")
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="run folder or sweep folder")
     p.add_argument("--baseline", type=Path, required=True, metavar="FILE", help="baseline JSON")
     p.add_argument("--update", action="store_true",

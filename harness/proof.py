@@ -24,7 +24,7 @@ CONF = str(Path(__file__).resolve().parents[1] / "conf")
 
 def config_for(policy: str, task_globs: list[str], seeds: list[int], extra: list[str] = ()) -> tuple[RunConfig, dict]:
     overrides = [f"policy={policy}", "suite=fixtures", f"seeds=[{','.join(map(str, seeds))}]",
-                 "concurrency=4", *extra]
+                 "concurrency=4", "trace.playwright=false", "trace.screenshots=none", *extra]
     if task_globs:
         overrides.append(f"suite.ids=[{','.join(task_globs)}]")
     with initialize_config_dir(config_dir=CONF, version_base="1.3"):

@@ -52,7 +52,6 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
         return 0.0
     desc = [w for w in words(subgoal.target or "") if w not in _STOP]
     name_words = set(words(mark.label))
-    context_words = {w for c in mark.context for w in words(c)}
     s = 0.0
     if subgoal.label:
         label, name = " ".join(words(subgoal.label)), " ".join(words(mark.label))
@@ -65,13 +64,27 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
         # A short label that says something the description does not ("previous" for a "next"
         # arrow) contradicts it.
         s -= sum(1.0 for w in name_words if w not in desc and w not in _STOP and len(name_words) <= 4)
-    s += sum(0.5 for w in desc if w in context_words and w not in name_words)
+    s += 0.5 * _context_fit(desc, name_words, mark.context)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in words(subgoal.target or "")))
     if mark.role in role_hints:
         s += 0.75
     if s > 0 and prefer_toggle and subgoal.action == "expand" and prefers_toggle(mark):
         s += 1.0
     return s
+
+
+def _context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...]) -> float:
+    """How well the best single piece of context (a heading, a row header, a group name) fits the
+    description: matched words weighted by the share of that piece they explain, so "Colour"
+    beats "Keyboard colour" for "Silver checkbox in the Colour filter"."""
+    want = set(desc) - name_words
+    best = 0.0
+    for piece in context:
+        have = set(words(piece)) - _STOP
+        hit = have & want
+        if hit:
+            best = max(best, len(hit) * len(hit) / len(have))
+    return best
 
 
 def _state_holds(subgoal: Subgoal, mark: Mark) -> bool:
