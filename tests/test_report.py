@@ -1,0 +1,166 @@
+"""groundbench-report on small synthetic run folders: every artefact is written, the tables hold
+the expected numbers, the Pareto frontier is right, edge cases do not crash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from synthetic_runs import episode, write_run
+
+from reports.report import default_baseline, default_out, main, pareto_frontier, short_labels
+
+FULL = "full/synthetic/scripted"
+NOGATE = "full[gating=false]/synthetic/scripted"
+NAIVE = "naive/synthetic/scripted"
+TASKS = {"filters-region": ["smoke", "ci", "compound-row"], "iframes-delivery": ["iframe-same"]}
+
+
+def _config(config: str, fails: set[tuple[str, int]], calls: int, wall_s: float) -> list[dict]:
+    return [episode(config, task, seed, (task, seed) not in fails, calls, tags, wall_s=wall_s)
+            for task, tags in TASKS.items() for seed in range(4)]
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sweep folder: full 7/8 at 2 calls, no gating 7/8 at 4 calls (dominated), naive 4/8 at
+    1 call (cheaper: on the frontier)."""
+    root = tmp_path_factory.mktemp("sweep")
+    write_run(root / "0", _config(FULL, {("iframes-delivery", 3)}, calls=2, wall_s=1.0))
+    write_run(root / "1", _config(NOGATE, {("iframes-delivery", 3)}, calls=4, wall_s=2.0))
+    write_run(root / "1" / ".." / "2",
+              _config(NAIVE, {("filters-region", s) for s in range(4)}, calls=1, wall_s=1.5))
+    (root / "multirun.yaml").write_text("hydra: {}\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def report(sweep: Path) -> Path:
+    assert main([str(sweep)]) == 0
+    return sweep / "report"
+
+
+def test_every_artefact_is_written(report: Path) -> None:
+    for name in ("pareto.png", "ablation.png", "tasks.png", "stages.png", "report.md",
+                 "report.html", "summary.csv", "ablation.csv", "tasks.csv", "failures.csv"):
+        assert (report / name).is_file() and (report / name).stat().st_size > 0, name
+    html = (report / "report.html").read_text()
+    assert '<img src="pareto.png"' in html and "<table>" in html
+
+
+def test_summary_numbers(report: Path) -> None:
+    summary = pd.read_csv(report / "summary.csv").set_index("config_name")
+    assert summary.loc[FULL, "success_rate"] == pytest.approx(7 / 8)
+    assert summary.loc[NAIVE, "success_rate"] == pytest.approx(4 / 8)
+    assert summary.loc[NOGATE, "vision_calls"] == pytest.approx(4.0)
+    assert summary.loc[FULL, "success_low"] == pytest.approx(0.5291, abs=1e-3)
+    assert summary["pareto"].to_dict() == {FULL: True, NOGATE: False, NAIVE: True}
+    md = (report / "report.md").read_text()
+    assert "| full | 8 | 7/8 | 88% [53%, 98%] | 2.00 |" in md
+    assert "perception/worker `synthetic/scripted`" in md
+
+
+def test_ablation_against_the_plain_full_agent(report: Path) -> None:
+    ablation = pd.read_csv(report / "ablation.csv")
+    overall = ablation[ablation["scope"] == "overall"].set_index("config_name")
+    assert set(overall.index) == {NOGATE, NAIVE}
+    assert overall.loc[NAIVE, "delta_success"] == pytest.approx(-3 / 8)
+    assert overall.loc[NOGATE, "delta_success"] == pytest.approx(0.0)
+    assert overall.loc[NOGATE, "delta_vision_calls"] == pytest.approx(2.0)
+    assert overall.loc[NOGATE, "delta_wall_s"] == pytest.approx(1.0)
+    # Same tasks and seeds on both sides: the interval is over paired differences (all +2 here).
+    assert overall.loc[NOGATE, "paired"]
+    assert overall.loc[NOGATE, ["delta_vision_calls_low", "delta_vision_calls_high"]].tolist() == [2, 2]
+    naive_tags = ablation[ablation["config_name"] == NAIVE].set_index("scope")
+    # Suite tags (smoke, ci) are not fixture tags; compound-row fails every naive episode.
+    assert set(naive_tags.index) == {"overall", "compound-row", "iframe-same"}
+    assert naive_tags.loc["compound-row", "delta_success"] == pytest.approx(-1.0)
+    assert naive_tags.loc["compound-row", "significant"]
+    md = (report / "report.md").read_text()
+    assert "### naive by tag" in md and "| compound-row | 4/4 | 100% → 0% | -100" in md
+
+
+def test_failure_gallery(report: Path) -> None:
+    md = (report / "report.md").read_text()
+    failures = pd.read_csv(report / "failures.csv")
+    assert len(failures) == 6
+    assert len(list((report / "failures").glob("*.png"))) == 6
+    assert "### filters-region · seed 0 · naive" in md
+    assert "playwright show-trace " in md and md.count("![filters-region") == 4
+    assert "- failure: **wrong_target** — filters.region != Canada" in md
+
+
+def test_task_table(report: Path) -> None:
+    tasks = pd.read_csv(report / "tasks.csv")
+    row = tasks[(tasks["task_id"] == "filters-region") & (tasks["config_name"] == NAIVE)]
+    assert row["successes"].item() == 0 and row["episodes"].item() == 4
+
+
+def test_frontier_on_a_constructed_example() -> None:
+    points = pd.DataFrame({"vision_calls": [0.0, 1.0, 2.0, 2.0, 3.0, 5.0],
+                           "success_rate": [0.2, 0.6, 0.6, 0.9, 0.8, 0.9]})
+    # (2, .6) loses to (1, .6); (3, .8) and (5, .9) lose to (2, .9).
+    assert pareto_frontier(points).tolist() == [True, True, False, True, False, False]
+
+
+def test_default_baseline_is_the_unablated_full_agent() -> None:
+    assert default_baseline([NAIVE, NOGATE, FULL]) == FULL
+    # A sweep over agent.snapping=true,false names its "on" side full[snapping=True].
+    on, off = "full[snapping=True]/synthetic/scripted", "full[snapping=False]/synthetic/scripted"
+    assert default_baseline([off, on]) == on
+    assert default_baseline([NAIVE, NOGATE]) is None
+
+
+def test_labels_drop_the_shared_tail_only_when_unambiguous() -> None:
+    assert short_labels([FULL, NOGATE]) == {FULL: "full", NOGATE: "full[gating=false]"}
+    assert short_labels([FULL, "full/ocr/scripted"])[FULL] == FULL
+    assert short_labels([FULL, "oracle"])["oracle"] == "oracle"
+
+
+def test_single_run_folder_edge_cases(tmp_path: Path) -> None:
+    """One config, one episode with zero vision calls, one failure without screenshot or trace."""
+    run = write_run(tmp_path / "runs" / "ci",
+                    [episode(FULL, "canvas-seat", 0, True, 0, ["canvas", "ci"]),
+                     episode(FULL, "dense-colours", 0, False, 3, ["dense"])], artefacts=False)
+    assert default_out([run]) == tmp_path / "runs" / "report"
+    assert main([str(run)]) == 0
+    out = tmp_path / "runs" / "report"
+    for name in ("pareto.png", "tasks.png", "stages.png", "report.md", "summary.csv"):
+        assert (out / name).is_file(), name
+    assert not (out / "ablation.png").exists()
+    md = (out / "report.md").read_text()
+    assert "nothing to compare" in md
+    assert "no Set-of-Mark image recorded" in md and "no Playwright trace recorded" in md
+
+
+def test_configs_without_steps_one_episode_and_gallery_cap(tmp_path: Path) -> None:
+    write_run(tmp_path / "a", _config(FULL, {("iframes-delivery", 3)}, calls=2, wall_s=1.0))
+    write_run(tmp_path / "b", _config("oracle", {("filters-region", 0), ("filters-region", 1)},
+                                      calls=0, wall_s=0.5), with_steps=False)
+    write_run(tmp_path / "c", [episode("naive_text", "filters-region", 0, True, 0, ["ci"])],
+              with_steps=False)
+    out = tmp_path / "out"
+    assert main([str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "c"), "--out", str(out),
+                 "--max-failures", "2"]) == 0
+    summary = pd.read_csv(out / "summary.csv").set_index("config_name")
+    assert summary.loc["naive_text", "episodes"] == 1
+    assert summary.loc["naive_text", "success_low"] == pytest.approx(0.2065, abs=1e-3)
+    md = (out / "report.md").read_text()
+    assert "Showing 2 of 3 failed episodes" in md
+    # The cap takes failures round-robin over configs, so both configs are shown.
+    assert "· full/synthetic/scripted" in md and "· oracle" in md
+    assert "No step traces for: naive_text, oracle" in md
+    assert (out / "ablation.png").is_file()
+
+
+def test_baseline_option_and_bad_input(sweep: Path, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "naive-base"
+    assert main([str(sweep), "--out", str(out), "--baseline", "naive"]) == 0
+    ablation = pd.read_csv(out / "ablation.csv")
+    assert set(ablation["config_name"]) == {FULL, NOGATE}
+    assert main([str(sweep), "--out", str(out), "--baseline", "nope"]) == 2
+    assert main([str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert "is none of the configs" in err and "is not a folder" in err
