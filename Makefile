@@ -10,7 +10,9 @@ setup: $(VENV)/.installed browser
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,ocr]'
+	# rapidocr pulls the GUI build of OpenCV; the headless build must own cv2 (no libGL needed).
+	$(BIN)/pip install -q --force-reinstall --no-deps opencv-python-headless
 	touch $@
 
 browser: $(VENV)/.installed

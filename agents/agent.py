@@ -491,7 +491,7 @@ class GroundingAgent:
             rec.blocked_navigation = 1
             return 1 if subgoal.action == "navigate" else 0
         point = getattr(action, "point", None)
-        pixels_before = await validator.pixels_around(page, point) if point is not None else None
+        pixels_before = await validator.hover_and_capture(page, point) if point is not None else None
         t0 = time.perf_counter()
         try:
             await execute(page, self.refs, action, self.config.action_timeout_ms)

@@ -15,6 +15,17 @@ CLIP = (160.0, 80.0)
 FAILED = frozenset({"stale_ref", "action_timeout", "action_error"})
 
 
+async def hover_and_capture(page: Page, point: tuple[float, float]) -> bytes | None:
+    """The pixels around a point with the pointer already over it, so a hover style is part of
+    the 'before' image and cannot pass for an effect of the click."""
+    try:
+        await page.mouse.move(*point)
+        await page.wait_for_timeout(50)
+    except PlaywrightError:
+        return None
+    return await pixels_around(page, point)
+
+
 async def pixels_around(page: Page, point: tuple[float, float]) -> bytes | None:
     """A small screenshot centred on a viewport point (clamped to the viewport)."""
     size = page.viewport_size or {"width": 1280, "height": 720}

@@ -1,0 +1,522 @@
+"""The `ocr` vision backend: a real pixel-only model that runs offline on the CPU — RapidOCR (ONNX
+models shipped in its wheel) reads text lines, OpenCV finds text-less widgets by their shape."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from itertools import pairwise
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
+
+SHAPE_CONFIDENCE = {"checkbox": 0.5, "slider": 0.5, "field": 0.4, "icon": 0.3}
+_STOPWORDS = frozenset({
+    "a", "an", "and", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to",
+    "with", "this", "that", "it", "its", "is", "be", "set", "click", "type", "select", "choose",
+    "open", "press", "enter",
+})
+# Words in a subgoal that point at a shape kind rather than at text.
+_KIND_WORDS = {
+    "checkbox": ("checkbox", "check", "tick", "toggle", "switch", "radio", "option"),
+    "slider": ("slider", "range", "volume", "level"),
+    "field": ("field", "input", "box", "textbox"),
+    "icon": ("icon", "chevron", "arrow", "expand", "collapse", "caret", "menu", "close"),
+}
+
+
+class OcrTier(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    scale: float = Field(gt=0, le=1, description="downscale factor applied to the screenshot")
+    max_side: int = Field(ge=64, description="and never more than this many pixels on the longer side")
+    cap: int = Field(ge=1, description="most candidates returned")
+    shapes: bool = Field(description="also detect text-less widgets with OpenCV")
+    min_text_score: float = Field(0.5, ge=0, le=1, description="OCR lines below this are dropped")
+    max_line_aspect: float | None = Field(
+        None, gt=0, description="detected lines wider than this many times their height (running "
+        "text) are not read at all; recognition cost grows with line width")
+
+
+class OcrConfig(BaseModel):
+    """Settings of the `ocr` backend (conf/perception/ocr.yaml)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: Literal["ocr"] = "ocr"
+    small: OcrTier = OcrTier(scale=0.625, max_side=1024, cap=24, shapes=False,
+                             max_line_aspect=16.0)
+    large: OcrTier = OcrTier(scale=1.0, max_side=2048, cap=80, shapes=True)
+    threads: int = Field(0, ge=0, description="ONNX Runtime intra-op threads; 0 = its default")
+
+
+# --------------------------------------------------------------------------- engine (singleton)
+
+_ENGINE: Any = None
+_ENGINE_LOCK = threading.Lock()
+
+
+def load_engine(threads: int = 0) -> Any:
+    """The process-wide RapidOCR engine, created on first use (about 0.2-1 s); `threads` only
+    counts for the call that creates it."""
+    global _ENGINE
+    with _ENGINE_LOCK:
+        if _ENGINE is None:
+            from rapidocr_onnxruntime import RapidOCR
+
+            kwargs: dict[str, Any] = {"use_cls": False, "print_verbose": False}
+            if threads:
+                kwargs["intra_op_num_threads"] = threads
+            _ENGINE = RapidOCR(**kwargs)
+        return _ENGINE
+
+
+@dataclass
+class _Line:
+    """One OCR line in pixel space of the original image."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    score: float
+
+
+def _run_ocr(image: np.ndarray, scale: float, threads: int,
+             max_aspect: float | None = None) -> list[_Line]:
+    """OCR of `image` after downscaling by `scale`; boxes are mapped back to `image` pixels.
+    Lines wider than `max_aspect` times their height are detected but not read."""
+    import cv2
+
+    engine = load_engine(threads)
+    work = image
+    if scale < 0.999:
+        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    h, w = work.shape[:2]
+    sx, sy = w / image.shape[1], h / image.shape[0]
+    with _ENGINE_LOCK:
+        # Detect at the resolution we hand over (the engine's default would upscale small inputs
+        # to a 736-px short side, undoing the tier's downscale).
+        engine.text_det.limit_type = "max"
+        engine.text_det.limit_side_len = max(h, w, 32)
+        engine.get_crop_img_list = _skipping_crops(engine, max_aspect)
+        try:
+            result, _elapsed = engine(work, use_cls=False, box_thresh=0.5, unclip_ratio=1.6,
+                                      text_score=0.0, return_word_box=True)
+        finally:
+            del engine.get_crop_img_list  # back to the class's own method
+    lines: list[_Line] = []
+    for item in result or []:
+        for ln in _split_line(item):
+            lines.append(_Line(ln.x0 / sx, ln.y0 / sy, ln.x1 / sx, ln.y1 / sy, ln.text, ln.score))
+    return lines
+
+
+_BLANK_CROP = np.full((48, 48, 3), 255, np.uint8)
+
+
+def _skipping_crops(engine: Any, max_aspect: float | None) -> Any:
+    """The engine's crop step, with crops of over-long lines swapped for a tiny blank image: the
+    recogniser then returns "" for them at almost no cost (its cost grows with crop width)."""
+    original = type(engine).get_crop_img_list.__get__(engine)
+    if max_aspect is None:
+        return original
+
+    def crops(img: np.ndarray, dt_boxes: Any) -> list[np.ndarray]:
+        out = original(img, dt_boxes)
+        return [c if c.shape[1] <= max_aspect * max(c.shape[0], 1) else _BLANK_CROP for c in out]
+
+    return crops
+
+
+def _split_line(item: Sequence[Any]) -> list[_Line]:
+    """One OCR line, cut where its characters leave a gap wider than half the line height: the
+    detector sometimes joins a heading and the button beside it into one line."""
+    points, text, score = item[0], str(item[1]), float(item[2])
+    pts = np.asarray(points, dtype=np.float32)
+    line = _Line(float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()),
+                 float(pts[:, 1].max()), text, score)
+    if len(item) < 6 or not item[3] or len(item[3]) != len(item[4]):
+        return [line]
+    char_boxes = [np.asarray(b, dtype=np.float32) for b in item[3]]
+    chars, char_scores = list(item[4]), list(item[5])
+    height = line.y1 - line.y0
+    groups: list[list[int]] = [[]]
+    last_x1: float | None = None
+    for i, ch in enumerate(chars):
+        if not ch.strip():
+            groups[-1].append(i)
+            continue
+        x0 = float(char_boxes[i][:, 0].min())
+        if last_x1 is not None and x0 - last_x1 > 0.5 * height and groups[-1]:
+            groups.append([])
+        groups[-1].append(i)
+        last_x1 = float(char_boxes[i][:, 0].max())
+    if len(groups) < 2:
+        return [line]
+    out = []
+    pad = 0.15 * height
+    for k, idx in enumerate(groups):
+        seg = "".join(chars[i] for i in idx).strip()
+        solid = [i for i in idx if chars[i].strip()]
+        if not seg or not solid:
+            continue
+        x0 = line.x0 if k == 0 else float(min(char_boxes[i][:, 0].min() for i in solid)) - pad
+        x1 = line.x1 if k == len(groups) - 1 else float(
+            max(char_boxes[i][:, 0].max() for i in solid)) + pad
+        if len(char_scores) == len(chars):
+            seg_score = float(np.mean([char_scores[i] for i in solid]))
+        else:
+            seg_score = score
+        out.append(_Line(x0, line.y0, x1, line.y1, seg, seg_score))
+    return out or [line]
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+@dataclass
+class _Shape:
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    kind: str
+
+    @property
+    def area(self) -> int:
+        return (self.x1 - self.x0) * (self.y1 - self.y0)
+
+
+def _inter(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _slider_like(mask: np.ndarray) -> bool:
+    """A long thin bar with a knob: most columns span a thin band, a short run spans the height."""
+    h = mask.shape[0]
+    cols = mask.any(axis=0)
+    if cols.mean() < 0.85:
+        return False
+    ys = np.arange(h)[:, None]
+    top = np.where(mask, ys, h).min(axis=0)
+    bottom = np.where(mask, ys, -1).max(axis=0)
+    extent = np.where(cols, bottom - top + 1, 0)
+    band = float(np.median(extent[cols]))
+    if band > 0.7 * h or band > h - 4:
+        return False
+    tall = extent >= 0.8 * h
+    # the longest run of tall columns is the knob: about as wide as the bar is high
+    best = run = 0
+    for t in tall:
+        run = run + 1 if t else 0
+        best = max(best, run)
+    return 0.3 * h <= best <= 2.5 * h and int(tall.sum()) <= 3 * h
+
+
+def _filled(mask: np.ndarray) -> np.ndarray:
+    """The component with its holes filled (the area inside its outer outline)."""
+    import cv2
+
+    contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros(mask.shape, np.uint8)
+    cv2.drawContours(out, contours, -1, 1, thickness=cv2.FILLED)
+    return out.astype(bool)
+
+
+def _corner_fill(filled: np.ndarray, k: int) -> float:
+    return float((filled[:k, :k].mean() + filled[:k, -k:].mean() + filled[-k:, :k].mean()
+                  + filled[-k:, -k:].mean()) / 4)
+
+
+def _frame_fraction(mask: np.ndarray, band: int = 2) -> float:
+    """Share of the bounding box's frame (a band along its four sides) that is foreground."""
+    frame = np.zeros(mask.shape, dtype=bool)
+    frame[:band, :] = frame[-band:, :] = True
+    frame[:, :band] = frame[:, -band:] = True
+    return float(mask[frame].mean())
+
+
+def _classify(comp: np.ndarray, s: float) -> str:
+    """What a text-free connected component of the edge map looks like, or "" if nothing."""
+    h, w = comp.shape
+    if w >= 60 * s and 4 * s <= h <= 30 * s and w >= 6 * h:
+        if _slider_like(comp):
+            return "slider"
+        inner = comp[5:-5, 5:-5]
+        if h >= 14 * s and _frame_fraction(comp) >= 0.85 and inner.size and inner.mean() <= 0.1:
+            return "field"  # an empty input box
+        return ""
+    if 10 * s <= w <= 32 * s and 10 * s <= h <= 32 * s and abs(w - h) <= 0.2 * max(w, h):
+        filled = _filled(comp)
+        if filled.mean() >= 0.85 and _corner_fill(filled, 2) >= 0.5:
+            return "checkbox"  # square box, empty or ticked
+        disc = np.pi / 4
+        if abs(filled.mean() - disc) <= 0.12 and _corner_fill(filled, max(2, h // 6)) <= 0.15:
+            return "checkbox"  # radio ring
+    if 12 * s <= h <= 40 * s and 1.4 <= w / h <= 2.8:
+        filled = _filled(comp)
+        mid = filled[:, w // 3: w - w // 3]
+        if mid.all(axis=0).mean() >= 0.9 and _corner_fill(filled, max(2, h // 5)) <= 0.25:
+            return "checkbox"  # toggle switch (a pill)
+    if 5 * s <= min(w, h) and 6 * s <= max(w, h) <= 48 * s and max(w, h) <= 3 * min(w, h) \
+            and comp.sum() >= 16 * s * s:
+        return "icon"
+    return ""
+
+
+def _drop_patterns(shapes: list[_Shape]) -> list[_Shape]:
+    """Drop runs of 4+ same-size icons on one row or column at a short pitch: the dashes of a
+    dashed border, the dots of a separator; not widgets."""
+    icons = [sh for sh in shapes if sh.kind == "icon"]
+    drop: set[int] = set()
+    for axis in (0, 1):
+        for sh in icons:
+            w, h = sh.x1 - sh.x0, sh.y1 - sh.y0
+            run = [o for o in icons
+                   if abs((o.x1 - o.x0) - w) <= 1 and abs((o.y1 - o.y0) - h) <= 1
+                   and (abs(o.y0 - sh.y0) <= 1 if axis == 0 else abs(o.x0 - sh.x0) <= 1)]
+            pos = sorted(o.x0 if axis == 0 else o.y0 for o in run)
+            pitch = 3 * max(w, h)
+            if len(run) >= 4 and all(b - a <= pitch for a, b in pairwise(pos)):
+                drop.update(id(o) for o in run)
+    return [sh for sh in shapes if id(sh) not in drop]
+
+
+def _detect_shapes(image: np.ndarray, lines: Sequence[_Line]) -> list[_Shape]:
+    """Text-less widgets: connected components of the edge map, classified by geometry."""
+    import cv2
+
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(gray, 40, 120)
+    # close one-pixel gaps only, so that controls 3-4 px apart stay separate
+    mask = cv2.dilate(edges, np.ones((2, 2), np.uint8), iterations=1)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # device scale: screenshots of a 1280-px-wide viewport at DPR 2 are 2560 px wide
+    s = max(1.0, image.shape[1] / 1600)
+    text_boxes = [(ln.x0, ln.y0, ln.x1, ln.y1) for ln in lines]
+    found: list[_Shape] = []
+    for i in range(1, n):
+        x, y, w, h, _area = (int(v) for v in stats[i])
+        if w < 5 * s or h < 4 * s or w > 700 * s or h > 80 * s:
+            continue
+        box = (x, y, x + w, y + h)
+        # text inside: a labelled button or a filled input; the OCR line stands for it
+        if any(tb[0] >= x - 2 and tb[2] <= x + w + 2 and tb[1] >= y - 2 and tb[3] <= y + h + 2
+               for tb in text_boxes):
+            continue
+        kind = _classify(labels[y:y + h, x:x + w] == i, s)
+        in_text = max((_inter(box, tb) for tb in text_boxes), default=0.0) / (w * h)
+        if kind == "icon" and in_text >= 0.3:
+            continue  # a glyph of a text line
+        if kind in ("slider", "field") and in_text >= 0.5:
+            continue
+        if kind:
+            found.append(_Shape(x, y, x + w, y + h, kind))
+    # A component inside another found shape is part of it (tick in a box, knob in a pill).
+    found.sort(key=lambda sh: -sh.area)
+    kept: list[_Shape] = []
+    for sh in found:
+        if any(_inter((sh.x0, sh.y0, sh.x1, sh.y1), (k.x0, k.y0, k.x1, k.y1)) >= 0.6 * sh.area
+               for k in kept):
+            continue
+        kept.append(sh)
+    kept = _drop_patterns(kept)
+    # Rings and boxes inside a text line count only at its very start (a radio button read as
+    # part of its label); further in, they are letters (o, e, D).
+    result = []
+    for sh in kept:
+        if sh.kind == "checkbox":
+            inside = [ln for ln in lines
+                      if _inter((sh.x0, sh.y0, sh.x1, sh.y1), (ln.x0, ln.y0, ln.x1, ln.y1))
+                      >= 0.6 * sh.area]
+            if any(sh.x0 - ln.x0 > 0.35 * (ln.y1 - ln.y0) for ln in inside):
+                continue
+        result.append(sh)
+    return result
+
+
+_LEAD_GLYPHS = re.compile(r"^[\s○◯●◉◎□■☐☑☒✓✔]+")
+_EDGE_JUNK = re.compile(r"^[\s\[\]|]+|[\s\[\]|]+$")
+
+
+def _clean(text: str) -> str:
+    return _EDGE_JUNK.sub("", _LEAD_GLYPHS.sub("", text)).strip()
+
+
+def _detach_glyphs(lines: list[_Line], shapes: Sequence[_Shape]) -> None:
+    """A checkbox or radio read as the letter O at the left end of a line: cut it off the line."""
+    for ln in lines:
+        for sh in shapes:
+            if sh.kind != "checkbox" or sh.x0 > ln.x0 + (ln.y1 - ln.y0):
+                continue
+            if _inter((sh.x0, sh.y0, sh.x1, sh.y1), (ln.x0, ln.y0, ln.x1, ln.y1)) < 0.6 * sh.area:
+                continue
+            m = re.match(r"^[Oo0Q○◯]\s*(?=[A-Z\s])", ln.text)
+            if m and len(ln.text) > m.end():
+                ln.text = ln.text[m.end():]
+            ln.x0 = max(ln.x0, float(sh.x1))
+
+
+# --------------------------------------------------------------------------- ranking
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.casefold())
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[0-9a-z]+", text.casefold()) if w not in _STOPWORDS]
+
+
+def hint_score(label: str, hint: str) -> float:
+    """How well a label answers a hint, once case, spaces and punctuation are ignored (OCR often
+    drops spaces): 3 equal, 2 the label contains the hint, 1.5 nearly equal (ratio >= 0.8),
+    1 the label is a fragment covering at least half the hint; 0 otherwise."""
+    a, b = _compact(label), _compact(hint)
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 3.0
+    if len(b) >= 2 and b in a:
+        return 2.0
+    if SequenceMatcher(None, a, b).ratio() >= 0.8:
+        return 1.5
+    if len(a) >= 2 and a in b and len(a) >= len(b) / 2:
+        return 1.0
+    return 0.0
+
+
+def matches_hint(label: str, hint: str) -> bool:
+    """Label and hint name the same thing (see `hint_score`)."""
+    return hint_score(label, hint) > 0
+
+
+def relevance(label: str, kind: str, subgoal: str) -> float:
+    """Word overlap between a candidate and the subgoal (spaces-insensitive for OCR text)."""
+    words = _words(subgoal)
+    if not words:
+        return 0.0
+    compact = _compact(label)
+    score = sum(1.0 for w in set(words) if len(w) >= 2 and compact and w in compact)
+    if kind != "text" and any(w in _KIND_WORDS.get(kind, ()) for w in words):
+        score += 0.5
+    return score
+
+
+@dataclass
+class _Raw:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    label: str
+    confidence: float
+    kind: str
+
+
+def _rank(raw: list[_Raw], subgoal: str, hints: Sequence[str], cap: int) -> list[_Raw]:
+    # reading order: rows of roughly equal top, then left to right
+    raw = sorted(raw, key=lambda r: (round(r.y0 / 12), r.x0))
+    hints = [h for h in hints if h and h.strip()]
+
+    def key(r: _Raw) -> tuple[float, float, bool]:
+        hinted = max((hint_score(r.label, h) for h in hints), default=0.0) if r.label else 0.0
+        # a line of running text is seldom a control's label: after the short ones
+        prose = len(r.label.split()) > 6 or len(r.label) > 48
+        return (-hinted, -relevance(r.label, r.kind, subgoal), prose)
+
+    return sorted(raw, key=key)[:cap]
+
+
+# --------------------------------------------------------------------------- backend
+
+
+def _decode(image: bytes) -> np.ndarray:
+    import cv2
+
+    if not image:
+        raise ValueError("empty image")
+    arr = cv2.imdecode(np.frombuffer(image, dtype=np.uint8), cv2.IMREAD_COLOR)
+    if arr is None or arr.size == 0:
+        raise ValueError(f"not a decodable image ({len(image)} bytes, starts {image[:8]!r})")
+    return arr
+
+
+def perceive_sync(image: bytes, subgoal: str, hints: Sequence[str], tier_cfg: OcrTier,
+                  cap: int, threads: int = 0) -> list[Candidate]:
+    """The whole pipeline on the calling thread; raises on undecodable input."""
+    arr = _decode(image)
+    h, w = arr.shape[:2]
+    scale = min(tier_cfg.scale, tier_cfg.max_side / max(h, w))
+    lines = [ln for ln in _run_ocr(arr, scale, threads, tier_cfg.max_line_aspect)
+             if ln.score >= tier_cfg.min_text_score and ln.text.strip()]
+    shapes = _detect_shapes(arr, lines) if tier_cfg.shapes else []
+    if shapes:
+        _detach_glyphs(lines, shapes)
+    raw = [_Raw(ln.x0, ln.y0, ln.x1, ln.y1, _clean(ln.text), ln.score, "text") for ln in lines]
+    raw = [r for r in raw if r.label]
+    raw += [_Raw(sh.x0, sh.y0, sh.x1, sh.y1, "", SHAPE_CONFIDENCE[sh.kind], sh.kind)
+            for sh in shapes]
+    out = []
+    for r in _rank(raw, subgoal, hints, cap):
+        x0, y0 = max(0.0, r.x0 / w), max(0.0, r.y0 / h)
+        x1, y1 = min(1.0, r.x1 / w), min(1.0, r.y1 / h)
+        if x1 - x0 <= 1e-6 or y1 - y0 <= 1e-6:
+            continue
+        out.append(Candidate(box=NormBox(x0=x0, y0=y0, x1=x1, y1=y1), label=r.label,
+                             confidence=min(1.0, max(0.0, r.confidence)), kind=r.kind))
+    return out
+
+
+class OcrBackend:
+    """RapidOCR text lines plus OpenCV widget shapes; pixels and words only.
+
+    Tiers differ in what they pay for. `small` runs OCR on a downscaled screenshot, text only,
+    skips lines of running text (wider than 16 times their height) and has a tight cap; `large` runs OCR at full resolution, adds shape detection (checkbox squares,
+    radio rings and toggle pills as "checkbox", slider tracks with a knob as "slider", empty input
+    boxes as "field", small compact blobs such as chevrons as "icon") and keeps more candidates.
+
+    Ordering before the cap: candidates whose text matches a label hint first (best match
+    first), then by word overlap with the subgoal, then short labels before lines of running
+    text (more than six words), then reading order (top to bottom, left to right).
+
+    The OCR engine is loaded once per process and shared; calls into it are serialised (the
+    engine keeps per-call state) and run in a worker thread, so the event loop keeps running.
+    `latency_ms` is the wall time of the whole call: decode, waiting for the engine, OCR, shapes.
+    """
+
+    name = "ocr"
+
+    def __init__(self, config: OcrConfig | None = None) -> None:
+        self.config = config or OcrConfig()
+
+    def warm_up(self) -> None:
+        """Load the shared engine now, so the first perceive call does not pay for it."""
+        load_engine(self.config.threads)
+
+    async def perceive(self, image: bytes, subgoal: str, hints: list[str], tier: Tier,
+                       cap: int | None = None) -> PerceptionResult:
+        start = time.perf_counter()
+        tier_cfg = self.config.small if tier == "small" else self.config.large
+        limit = tier_cfg.cap if cap is None else max(0, cap)
+        try:
+            candidates = await asyncio.to_thread(
+                perceive_sync, image, subgoal, list(hints or []), tier_cfg, limit,
+                self.config.threads)
+        except Exception as exc:  # noqa: BLE001 - a backend records errors, it never raises them
+            return PerceptionResult(tier=tier, latency_ms=(time.perf_counter() - start) * 1000,
+                                    error_type="perception_error",
+                                    error=f"{type(exc).__name__}: {exc}"[:500])
+        return PerceptionResult(candidates=candidates, tier=tier,
+                                latency_ms=(time.perf_counter() - start) * 1000)
