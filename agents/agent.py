@@ -193,16 +193,16 @@ class GroundingAgent:
         t0 = time.perf_counter()
         decision = await self._choose(page, brief, subgoal, marks, dead, rec)
         rec.choose_ms = _ms(t0)
-        if self._needs_coverage(subgoal, marks, decision):
+        unseen = self._better_in_dom(page, subgoal, elements, obs, decision, dead)
+        if self._needs_coverage(subgoal, marks, decision, unseen):
             marks = await self._coverage_pass(page, subgoal, candidates, elements, obs, rec)
             decision = await self._choose(page, brief, subgoal, marks, dead, rec)
             rec.coverage_recovered = decision.reply is not None or decision.satisfied
+            unseen = self._better_in_dom(page, subgoal, elements, obs, decision, dead)
         if self.screenshot_mode != "none":
             await self._save_som(page, marks, rec, decision.mark)
-        if self.backend is not None and self.config.enrichment and isinstance(self.worker, ScriptedWorker):
-            hidden = self._better_out_of_view(page, subgoal, elements, obs, decision, dead)
-            if hidden is not None:
-                return await self._scroll_to(page, hidden, obs, fp_before, rec)
+        if unseen is not None and not unseen[1]:
+            return await self._scroll_to(page, unseen[0], obs, fp_before, rec)
         if decision.satisfied:
             rec.skipped_satisfied = True
             rec.target_role, rec.target_name = decision.mark.role, decision.mark.label
@@ -244,21 +244,23 @@ class GroundingAgent:
         by_number = {m.number: m for m in marks}
         return Decision(reply, by_number.get(reply.mark) if reply.mark is not None else None)
 
-    def _better_out_of_view(self, page: Page, subgoal: Subgoal, elements: list[tuple[Element, Box]],
-                            obs: Observation, decision: Decision, dead: frozenset[str]) -> Mark | None:
-        """The DOM knows the whole document, the screenshot only the viewport: an element out of
-        view that fits the subgoal clearly better than anything seen is scrolled to first."""
-        size = page.viewport_size or {"width": 1280, "height": 720}
-        hidden = [enrichment.element_mark(i, el, box, 1.0, "dom", obs.id)
-                  for i, (el, box) in enumerate(elements, 1)
-                  if el.interactive and (box.y + box.height <= 0 or box.y >= size["height"])]
-        if not hidden:
+    def _better_in_dom(self, page: Page, subgoal: Subgoal, elements: list[tuple[Element, Box]],
+                       obs: Observation, decision: Decision, dead: frozenset[str]
+                       ) -> tuple[Mark, bool] | None:
+        """The DOM bridge knows the whole document; vision saw part of the viewport. An element
+        that fits the subgoal clearly better than every candidate is evidence that perception
+        missed it: (that element, whether it is in view). In view, the answer is a coverage pass
+        (perception must see it: the DOM alone never becomes the target); out of view, a scroll."""
+        if self.backend is None or not self.config.enrichment or not isinstance(self.worker, ScriptedWorker):
             return None
-        assert isinstance(self.worker, ScriptedWorker)
-        best = self.worker.decide(subgoal, hidden, dead)
+        dom = [enrichment.element_mark(i, el, box, 1.0, "dom", obs.id)
+               for i, (el, box) in enumerate(elements, 1) if el.interactive]
+        best = self.worker.decide(subgoal, dom, dead)
         if best.mark is None or (decision.mark is not None and best.score <= decision.score + 0.2):
             return None
-        return best.mark
+        size = page.viewport_size or {"width": 1280, "height": 720}
+        box = best.mark.box
+        return best.mark, box.y + box.height > 0 and box.y < size["height"]
 
     async def _scroll_to(self, page: Page, mark: Mark, obs: Observation,
                          fp_before: fingerprint.Fingerprint | None, rec: StepRecord) -> int:
@@ -331,12 +333,14 @@ class GroundingAgent:
         rec.rank_ms += _ms(t0)
         return ranked
 
-    def _needs_coverage(self, subgoal: Subgoal, marks: list[Mark], decision: Decision) -> bool:
-        """The expected label is not among the candidates, or nothing fits the subgoal at all."""
+    def _needs_coverage(self, subgoal: Subgoal, marks: list[Mark], decision: Decision,
+                        unseen: tuple[Mark, bool] | None) -> bool:
+        """The expected label is not among the candidates, nothing fits the subgoal at all, or the
+        page holds a better fit in view than anything perceived."""
         if not self.config.coverage or self.backend is None:
             return False
         return coverage.missing_label(marks, subgoal.label) or (
-            decision.reply is None and not decision.satisfied)
+            decision.reply is None and not decision.satisfied) or (unseen is not None and unseen[1])
 
     async def _coverage_pass(self, page: Page, subgoal: Subgoal, candidates: list[tuple[Box, str, float]],
                              elements: list[tuple[Element, Box]], obs: Observation, rec: StepRecord
