@@ -50,13 +50,16 @@ def brief_for(task: Task, server: FixtureServer, seed: int) -> Brief:
                  allowed_origins=allowed_origins(task, server), url_grammar=task.url_grammar)
 
 
-def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, last_error: str) -> str:
+def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, last_error: str,
+             out_of_scope: bool = False) -> str:
     if success:
         return ""
     if crashed:
         return "browser_crash"
     if timed_out:
         return "timeout"
+    if out_of_scope:
+        return "left_scope"
     if not plan_done:
         return last_error if last_error in ("stale_ref", "no_target") else "max_steps"
     return "wrong_target"
@@ -130,7 +133,14 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         detail = str(exc).splitlines()[0][:300]
         last_error = last_error or "action_error"
     success, failed = task.check(server.store.state(episode_id))
-    success = success and not timed_out and not crashed
+    # Judged from the server's own request log, not from the agent's account of itself.
+    allowed = set(allowed_origins(task, server))
+    out_of_scope = [r for r in server.store.requests(episode_id)
+                    if server.origins[r["origin"]] not in allowed]
+    if out_of_scope:
+        failed.append(f"{len(out_of_scope)} requests left the allowed domains "
+                      f"(first: {out_of_scope[0]['origin']} {out_of_scope[0]['path']})")
+    success = success and not timed_out and not crashed and not out_of_scope
     server.store.drop(episode_id)
     if context is not None and browser.is_connected():
         await _close(context, cfg, None if success and cfg.trace.failed_only else
@@ -141,13 +151,14 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         folder.mkdir(parents=True, exist_ok=True)
         for step, png in screenshots.items():
             (folder / f"step-{step:03d}.png").write_bytes(png)
-    failure = classify(success, timed_out, crashed, plan_done, last_error)
+    failure = classify(success, timed_out, crashed, plan_done, last_error, bool(out_of_scope))
     row = {
         "episode_id": episode_id, "task_id": task.id, "seed": seed,
         "config_name": cfg.config_name, "config_hash": cfg.config_hash,
         "task_version": task.version, "tags": list(task.tags), "success": success,
         "steps": len(steps), "vision_calls": sum(s.vision_calls for s in steps),
         "wall_s": round(time.perf_counter() - t0, 3), "failure": failure,
+        "out_of_scope_requests": len(out_of_scope),
         "failure_detail": detail or ("; ".join(failed) if failure else ""), "started_at": started,
     }
     return EpisodeResult(row=row, steps=[s.model_dump() for s in steps])

@@ -50,6 +50,7 @@ EPISODES_SCHEMA = pa.schema(list(EPISODE_KEYS) + [
     ("vision_calls", pa.int64()),
     ("wall_s", pa.float64()),
     ("failure", pa.string()),
+    ("out_of_scope_requests", pa.int64()),
     ("failure_detail", pa.string()),
     ("started_at", pa.float64()),
 ])

@@ -60,3 +60,44 @@ def test_prefetch_hands_over_only_fresh_results(tmp_path: Path) -> None:
     assert on.success.all() and off.success.all()
     assert on_steps.prefetch_used.any() and not off_steps.prefetch_used.any()
     assert not off_steps.vision_lagging.any() and not off_steps.prefetch_discarded.any()
+
+
+def test_dead_action_guard_drops_the_dead_decoy(tmp_path: Path) -> None:
+    on, on_steps = run(tmp_path, "noop-save-either,noop-follow", "0,1")
+    off, off_steps = run(tmp_path, "noop-save-either,noop-follow", "0,1", "agent.dead_action_guard=false")
+    assert on.success.all() and on_steps.dead_action_trigger.any()
+    assert not off_steps.dead_action_trigger.any()
+    decoy = off[off.task_id == "noop-save-either"]
+    assert not decoy.success.any() and (decoy.failure == "max_steps").all()
+
+
+def test_navigation_guard_blocks_redirect_bait(tmp_path: Path) -> None:
+    on, on_steps = run(tmp_path, "offdomain-track-parcel,offdomain-invoice", "0")
+    off, _ = run(tmp_path, "offdomain-track-parcel,offdomain-invoice", "0", "agent.navigation_guard=false")
+    assert on.success.all() and (on.out_of_scope_requests == 0).all()
+    assert on_steps.blocked_navigation.sum() > 0
+    bait = off[off.task_id == "offdomain-track-parcel"].iloc[0]
+    assert not bait.success and bait.failure == "left_scope" and bait.out_of_scope_requests > 0
+
+
+def test_direct_navigation_takes_one_url_and_verifies_the_landing(tmp_path: Path) -> None:
+    on, on_steps = run(tmp_path, "adopt-perth-rabbit", "0")
+    off, off_steps = run(tmp_path, "adopt-perth-rabbit", "0", "agent.direct_navigation=false")
+    assert on.success.all() and off.success.all()
+    assert (on_steps.path == "direct").sum() == 1 and "direct" not in set(off_steps.path)
+    assert on.steps.iloc[0] < off.steps.iloc[0]
+
+
+def test_direct_navigation_detects_a_wrong_landing_and_recovers(tmp_path: Path) -> None:
+    task = (Path(__file__).resolve().parents[1] / "tasks/fixtures/adopt/perth-rabbit.yaml").read_text()
+    mine = tmp_path / "tasks"
+    mine.mkdir()
+    # "perth" is a valid legacy alias that lands in Australia: the landing must be caught.
+    (mine / "wrong.yaml").write_text(task.replace("id: adopt-perth-rabbit", "id: adopt-wrong-alias")
+                                     .replace("region: uk-perth, age: young", "region: perth, age: young"))
+    result = run_experiment(tmp_path / "run", ["suite=fixtures", "suite.ids=[adopt-wrong-alias]",
+                                               f"tasks.dirs=[{mine}]", "perception=synthetic",
+                                               "trace.playwright=false"])
+    steps = pd.read_parquet(result.run_dir / "steps.parquet")
+    assert steps.error_type.iloc[0] == "landing_mismatch" and steps.path.iloc[0] == "direct"
+    assert result.episodes.success.all()
