@@ -30,6 +30,20 @@ def test_experiment_composes(name: str) -> None:
     assert resolved["suite"]["name"] in ("fixtures", "efficiency")
 
 
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_experiment_composes_on_the_slurm_launcher(name: str) -> None:
+    from hydra import compose, initialize_config_dir
+
+    from harness.cli import CONF
+
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        cfg = compose(config_name="config", return_hydra_config=True,
+                      overrides=[f"experiment={name}", "hydra/launcher=submitit_slurm",
+                                 "hydra.launcher.partition=cpu"])
+    assert cfg.hydra.launcher._target_.endswith("SlurmLauncher")
+    assert "none" in cfg.hydra.sweeper.params.ablate
+
+
 def test_derived_names_say_which_switch_is_off() -> None:
     _, resolved = compose_config(["perception=synthetic", "ablate=gating"])
     assert derived_name(resolved, ["ablate=gating"], "gating") == "full[gating=false]/synthetic/scripted"
