@@ -27,15 +27,32 @@ class UsageError(Exception):
     """Bad input found before any browser starts: printed as one paragraph, exit code 2."""
 
 
+def preset_values(name: str) -> dict:
+    """The values an agent preset file sets, its `defaults` (other presets) applied first."""
+    path = Path(CONF) / "agent" / f"{name}.yaml"
+    if not path.is_file():
+        return {}
+    raw = OmegaConf.to_container(OmegaConf.load(path))
+    assert isinstance(raw, dict)
+    values: dict = {}
+    for base in raw.pop("defaults", []):
+        if isinstance(base, str) and base != "_self_":
+            values.update(preset_values(base))
+    return {**values, **raw}
+
+
 def derived_name(resolved: dict, overrides: list[str], ablate: str | None = None) -> str:
-    """preset[switch=value,...]/perception/worker from the ablated switch and the command line's
-    agent.* overrides."""
-    switches = sorted(o.removeprefix("agent.") for o in overrides
-                      if o.startswith("agent.") and not o.startswith("agent.name="))
-    if ablate and resolved["agent"].get(ablate) is False:
-        switches = sorted({*switches, f"{ablate}=false"})
-    agent = resolved["agent"]["name"] + (f"[{','.join(switches)}]" if switches else "")
-    return f"{agent}/{resolved['perception']['name']}/{resolved['worker']['name']}"
+    """preset[switch=value,...]/perception/worker: the agent switches that differ from the
+    preset, whether set by `ablate=` or by agent.* overrides."""
+    agent = resolved["agent"]
+    preset = preset_values(agent["name"])
+    touched = {o.removeprefix("agent.").split("=", 1)[0] for o in overrides if o.startswith("agent.")}
+    if ablate:
+        touched.add(ablate)
+    switches = sorted(f"{k}={str(agent[k]).lower()}" for k in touched
+                      if k != "name" and k in agent and agent[k] != preset.get(k, agent[k]))
+    label = agent["name"] + (f"[{','.join(switches)}]" if switches else "")
+    return f"{label}/{resolved['perception']['name']}/{resolved['worker']['name']}"
 
 
 def load_config(cfg: DictConfig) -> tuple[RunConfig, dict]:

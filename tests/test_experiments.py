@@ -49,8 +49,12 @@ def test_derived_names_say_which_switch_is_off() -> None:
     assert derived_name(resolved, ["ablate=gating"], "gating") == "full[gating=false]/synthetic/scripted"
     _, resolved = compose_config(["ablate=naive"])
     assert derived_name(resolved, [], "naive") == "naive/none/scripted"
-    _, resolved = compose_config([])
+    _, resolved = compose_config(["agent.snapping=false"])
     assert derived_name(resolved, ["agent.snapping=false"], "none") == "full[snapping=false]/none/scripted"
+    _, resolved = compose_config(["agent.snapping=True"])
+    assert derived_name(resolved, ["agent.snapping=True"], "none") == "full/none/scripted"
+    _, resolved = compose_config(["agent=naive", "agent.gating=true"])
+    assert derived_name(resolved, ["agent.gating=true"], "none") == "naive[gating=true]/none/scripted"
 
 
 @pytest.mark.browser
