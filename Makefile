@@ -30,9 +30,10 @@ run: setup
 test: unit gate
 
 unit: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow and not ray"
 
 test-all: setup
+	$(BIN)/pip install -q -e '.[dev,ocr,ray]'
 	$(BIN)/python -m pytest -q
 	$(MAKE) gate
 
