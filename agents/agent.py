@@ -133,6 +133,7 @@ class GroundingAgent:
         if cfg.navigation_guard:
             self.guard = NavigationGuard(list(brief.allowed_origins))
             await self.guard.install(page.context)
+        await page.context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
         await page.goto(brief.start_url)
         await self._settle(page)
         shortcut = DirectNavigation(brief) if cfg.direct_navigation and brief.url_grammar and \
@@ -378,7 +379,7 @@ class GroundingAgent:
         else a prefetched or fresh vision call, plus the freshness overlay."""
         cfg = self.config
         if self.gate is not None:
-            reason = self.gate.check(fp)
+            reason = self.gate.check(fp, self.tiers.tier_for(page.url) if self.tiers else "small")
             rec.cache, rec.miss_reason = ("hit" if reason == "" else "miss"), reason
             if reason == "" and self.gate.epoch is not None:
                 rec.path = "procedural"
@@ -418,10 +419,12 @@ class GroundingAgent:
         rec.perceive_ms += _ms(t0)
         rec.vision_calls += 1
         rec.vision_call = True
-        rec.tier = tier if not rec.tier else rec.tier
         rec.tokens_in += result.tokens_in
         rec.tokens_out += result.tokens_out
-        rec.candidates = len(result.candidates)
+        if hints:  # the coverage pass keeps its own columns; the primary pass's stay as they were
+            rec.coverage_tier, rec.coverage_candidates = tier, len(result.candidates)
+        else:
+            rec.tier, rec.candidates = tier, len(result.candidates)
         if result.error_type:
             rec.perception_error = f"{result.error_type}: {result.error}"[:300]
         return result
@@ -435,7 +438,15 @@ class GroundingAgent:
         return out
 
     # ---- prefetch ------------------------------------------------------------------------
-    def _start_prefetch(self, page: Page) -> None:
+    def _next_subgoal_text(self, brief: Brief, subgoal: Subgoal) -> str:
+        """The subgoal the prefetched pass will most likely serve: the one after this step's."""
+        if not self.config.subgoal_relevance:
+            return ""
+        plan = brief.plan
+        index = next((i for i, s in enumerate(plan) if s is subgoal), len(plan) - 1)
+        return (plan[min(index + 1, len(plan) - 1)].target or "")
+
+    def _start_prefetch(self, page: Page, subgoal_text: str) -> None:
         if self.prefetcher is None or self.backend is None or page.is_closed():
             return
         backend, tiers = self.backend, self.tiers
@@ -445,16 +456,15 @@ class GroundingAgent:
             t0 = time.perf_counter()
             fp = await fingerprint.take(page)
             tier: Tier = tiers.tier_for(page.url) if tiers else "small"
-            # The next subgoal is not known yet: the prefetched pass is subgoal-agnostic.
-            result = await backend.perceive(await page.screenshot(), "", [], tier)
-            return Prefetched(fp, result, tier, _ms(t0))
+            result = await backend.perceive(await page.screenshot(), subgoal_text, [], tier)
+            return Prefetched(fp, result, tier, _ms(t0), subgoal_text)
 
         self.prefetcher.start(ahead)
 
     async def _take_prefetched(self, fp: fingerprint.Fingerprint | None, tier: Tier, subgoal: Subgoal,
                                rec: StepRecord) -> PerceptionResult | None:
         assert self.prefetcher is not None
-        got = await self.prefetcher.take(fp, tier, subgoal.critical)
+        got = await self.prefetcher.take(fp, tier, self._subgoal_text(subgoal), subgoal.critical)
         rec.vision_wait_ms = got.waited_ms
         rec.vision_lagging, rec.prefetch_discarded = got.lagging, got.discarded
         if got.result is None:
@@ -510,7 +520,7 @@ class GroundingAgent:
             rec.error_type, rec.error = "action_error", str(exc).splitlines()[0][:300]
         rec.act_ms = _ms(t0)
         if action.kind in MUTATING:
-            self._start_prefetch(page)
+            self._start_prefetch(page, self._next_subgoal_text(brief, subgoal))
         t0 = time.perf_counter()
         await self._settle(page)
         fp_after = await fingerprint.take(page)

@@ -38,6 +38,8 @@ class StepRecord(BaseModel):
     tier_escalated: bool = False
     candidates: int = 0
     coverage_pass: bool = False
+    coverage_tier: str = ""
+    coverage_candidates: int = 0
     coverage_recovered: bool = False
     overlay_marks: int = 0
     overlay_suppressed: str = ""

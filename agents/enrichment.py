@@ -29,7 +29,9 @@ def match(box: Box, label: str, elements: list[tuple[Element, Box]]) -> Element 
     cx, cy = box.center
     under = [(el, b) for el, b in elements if _contains(b, cx, cy)]
     if under:
-        return min(under, key=lambda eb: (eb[1].area, -jaccard(label, eb[0].label)))[0]
+        # An element that says what the model read wins over a smaller one that does not (a
+        # field hidden under an open dropdown lies under the option's centre too).
+        return min(under, key=lambda eb: (jaccard(label, eb[0].label) == 0, eb[1].area))[0]
     overlapping = [(iou(box, b) + jaccard(label, el.label), el) for el, b in elements
                    if iou(box, b) >= 0.3 and jaccard(label, el.label) > 0]
     return max(overlapping, key=lambda se: se[0])[1] if overlapping else None

@@ -35,9 +35,11 @@ class Gate:
         """The next decision must see a new perception (a no-op questioned the reference frame)."""
         self._forced = True
 
-    def check(self, fp: Fingerprint | None) -> str:
+    def check(self, fp: Fingerprint | None, tier: Tier) -> str:
         """"" when the epoch still has authority, else the reason: forced, no_epoch, navigating,
-        the first fingerprint part that disagrees (dom, text, frames, url), or delta."""
+        the first fingerprint part that disagrees (dom, text, frames, url), delta (nodes were
+        replaced beyond tolerance even though every part agrees), or tier (the page has since
+        been classified complex: the small tier's truncated candidates are not reused)."""
         if self._forced:
             self._forced = False
             return "forced"
@@ -50,4 +52,6 @@ class Gate:
             return parts[0]
         if self.epoch.fp.delta(fp) > self.tolerance:
             return "delta"
+        if tier != self.epoch.tier:
+            return "tier"
         return ""

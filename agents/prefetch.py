@@ -21,14 +21,15 @@ class Prefetched:
     result: PerceptionResult
     tier: Tier
     spent_ms: float
+    subgoal: str  # the subgoal text the pass was asked about
 
 
 @dataclass
 class Outcome:
     result: Prefetched | None
     waited_ms: float
-    lagging: bool = False  # not ready within the window: the step perceives afresh
-    discarded: bool = False  # ready, but it saw another page state or tier
+    lagging: bool = False  # not ready within the window: the step waited for it
+    discarded: bool = False  # ready, but for another page state, tier or subgoal
 
 
 class Prefetcher:
@@ -40,24 +41,27 @@ class Prefetcher:
         self.cancel_nowait()
         self._task = asyncio.ensure_future(work())
 
-    async def take(self, fp: Fingerprint | None, tier: Tier, critical: bool) -> Outcome:
+    async def take(self, fp: Fingerprint | None, tier: Tier, subgoal: str, critical: bool) -> Outcome:
         task, self._task = self._task, None
         if task is None:
             return Outcome(None, 0.0)
         window = (self.critical_window_ms if critical else self.window_ms) / 1000
         t0 = time.perf_counter()
         done, _ = await asyncio.wait({task}, timeout=window)
+        lagging = not done
+        if lagging:
+            # Vision is lagging (recorded). The pass under way saw the page after the last
+            # action, so waiting for it is cheaper than starting another; it is still checked
+            # against the page as it is now before it is used.
+            await asyncio.wait({task})
         waited = round((time.perf_counter() - t0) * 1000, 2)
-        if not done:
-            task.cancel()
-            return Outcome(None, waited, lagging=True)
         try:
             got = task.result()
         except (PlaywrightError, asyncio.CancelledError):
-            return Outcome(None, waited, discarded=True)
-        if got.fp is None or fp is None or got.fp.differs(fp) or got.tier != tier:
-            return Outcome(None, waited, discarded=True)
-        return Outcome(got, waited)
+            return Outcome(None, waited, lagging=lagging, discarded=True)
+        if got.fp is None or fp is None or got.fp.differs(fp) or got.tier != tier or got.subgoal != subgoal:
+            return Outcome(None, waited, lagging=lagging, discarded=True)
+        return Outcome(got, waited, lagging=lagging)
 
     def cancel_nowait(self) -> None:
         if self._task is not None:

@@ -107,10 +107,14 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
     stats.truncated = max(0, len(drafts) - limit)
     candidates = []
     for box, text, kind, state in drafts[:limit]:
-        x, y, w, h = (v + rng.uniform(-cfg.jitter, cfg.jitter) * s
-                      for v, s in zip(box, (box[2], box[3], box[2], box[3]), strict=True))
-        x0, y0 = min(max(x / vw, 0.0), 0.999), min(max(y / vh, 0.0), 0.999)
-        x1, y1 = min(max((x + w) / vw, x0 + 0.001), 1.0), min(max((y + h) / vh, y0 + 0.001), 1.0)
+        # Each edge moves on its own by up to `jitter` of the box size.
+        bw, bh = box[2], box[3]
+        left = box[0] + rng.uniform(-cfg.jitter, cfg.jitter) * bw
+        top = box[1] + rng.uniform(-cfg.jitter, cfg.jitter) * bh
+        right = box[0] + bw + rng.uniform(-cfg.jitter, cfg.jitter) * bw
+        bottom = box[1] + bh + rng.uniform(-cfg.jitter, cfg.jitter) * bh
+        x0, y0 = min(max(left / vw, 0.0), 0.999), min(max(top / vh, 0.0), 0.999)
+        x1, y1 = min(max(right / vw, x0 + 0.001), 1.0), min(max(bottom / vh, y0 + 0.001), 1.0)
         label = text
         if label and rng.random() < cfg.label_noise_p:
             cut = rng.randrange(len(label))
