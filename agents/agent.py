@@ -125,6 +125,7 @@ class GroundingAgent:
         self.refs = RefBook()
         self.previous: PreviousPerception | None = None
         self.screenshots: dict[int, bytes] = {}
+        self._last_som: tuple[int, tuple] | None = None
         self.history: list[str] = []
 
     # ---- episode -------------------------------------------------------------------------
@@ -142,7 +143,7 @@ class GroundingAgent:
         for step in range(brief.max_steps):
             if index >= len(brief.plan):
                 await self._stop_prefetch()
-                return Outcome(steps=step, plan_done=True, screenshots=self.screenshots)
+                return Outcome(steps=step, plan_done=True, screenshots=self._screenshots())
             subgoal = brief.plan[index]
             rec = StepRecord(step=step, subgoal_index=index, subgoal_action=subgoal.action,
                              subgoal_target=subgoal.target or "")
@@ -160,7 +161,7 @@ class GroundingAgent:
                 await result
         await self._stop_prefetch()
         return Outcome(steps=brief.max_steps, plan_done=index >= len(brief.plan),
-                       last_error_type=last_error, screenshots=self.screenshots)
+                       last_error_type=last_error, screenshots=self._screenshots())
 
     async def _settle(self, page: Page) -> None:
         try:
@@ -641,10 +642,17 @@ class GroundingAgent:
     async def _save_som(self, page: Page, marks: list[Mark], rec: StepRecord, chosen: Mark | None) -> None:
         size = page.viewport_size or {"width": 1280, "height": 720}
         png = self._step_png or await page.screenshot()
+        args = (png, marks, (size["width"], size["height"]), chosen.number if chosen else None)
         if self.screenshot_mode == "last":
-            self.screenshots.clear()
-        self.screenshots[rec.step] = som.draw(png, marks, (size["width"], size["height"]),
-                                              highlight=chosen.number if chosen else None)
+            self._last_som = (rec.step, args)  # drawn once, at the end, not on every step
+        else:
+            self.screenshots[rec.step] = som.draw(*args)
+
+    def _screenshots(self) -> dict[int, bytes]:
+        if self.screenshot_mode == "last" and self._last_som is not None:
+            step, args = self._last_som
+            return {step: som.draw(*args)}
+        return self.screenshots
 
     # ---- direct navigation ---------------------------------------------------------------
     async def _direct_navigation(self, page: Page, shortcut: DirectNavigation, rec: StepRecord) -> int | None:
