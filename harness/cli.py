@@ -15,11 +15,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.browser import BrowserNotFoundError
-from harness.config import RunConfig
+from harness.config import CONF, RunConfig
 from harness.runner import RunDirInUseError, run, suite_tasks
 from tasks.loader import TaskFileError, UnknownTaskError
 
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
 EXIT_BAD_INPUT = 2
 
 

@@ -4,9 +4,12 @@ downstream reads these typed values (never the raw DictConfig)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Literal
 
 import xxhash
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.agent import AgentConfig
@@ -90,3 +93,16 @@ class RunConfig(_Frozen):
         """Identity of the measured configuration: agent, perception, worker, browser and policy."""
         part = self.model_dump(include={"agent", "perception", "worker", "browser", "policy"})
         return xxhash.xxh64_hexdigest(json.dumps(part, sort_keys=True).encode())
+
+
+CONF = str(Path(__file__).resolve().parents[1] / "conf")
+
+
+def compose_run_config(overrides: list[str]) -> tuple[RunConfig, dict[str, Any]]:
+    """The validated config the command line would build from these overrides (outside a Hydra
+    app: for the proof runner and tests)."""
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(resolved, dict)
+    return RunConfig.from_container(resolved), resolved

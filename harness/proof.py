@@ -13,13 +13,9 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
-from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 
-from harness.config import RunConfig
+from harness.config import RunConfig, compose_run_config
 from harness.runner import run, suite_tasks
-
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
 
 
 def config_for(policy: str, task_globs: list[str], seeds: list[int], extra: list[str] = ()) -> tuple[RunConfig, dict]:
@@ -27,11 +23,7 @@ def config_for(policy: str, task_globs: list[str], seeds: list[int], extra: list
                  "concurrency=4", "trace.playwright=false", "trace.screenshots=none", *extra]
     if task_globs:
         overrides.append(f"suite.ids=[{','.join(task_globs)}]")
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    assert isinstance(resolved, dict)
-    return RunConfig.from_container(resolved), resolved
+    return compose_run_config(overrides)
 
 
 def prove(task_globs: list[str], seeds: list[int], out: Path, show_progress: bool = False) -> pd.DataFrame:

@@ -6,10 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 
-from harness.cli import CONF
-from harness.config import RunConfig
+from harness.config import RunConfig, compose_run_config
 from harness.runner import RunResult, run
 from sites.server import FixtureServer
 
@@ -21,12 +19,7 @@ def server() -> Iterator[FixtureServer]:
 
 
 def compose_config(overrides: list[str]) -> tuple[RunConfig, dict]:
-    from omegaconf import OmegaConf
-
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    return RunConfig.from_container(resolved), resolved
+    return compose_run_config(overrides)
 
 
 def run_experiment(tmp_path: Path, overrides: list[str]) -> RunResult:
