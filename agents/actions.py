@@ -106,10 +106,9 @@ def closest_option(wanted: str, options: list[str]) -> str:
     return containing[0].strip() if containing else wanted
 
 
-def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) -> Locator:
+async def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) -> Locator:
     """The live element behind a ref; raises StaleRefError for a ref of another observation."""
-    refs.resolve(ref, observation_id)
-    return page.locator(f"aria-ref={ref}")
+    return await refs.live(page, ref, observation_id)
 
 
 async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float = 3000) -> str:
@@ -127,11 +126,12 @@ async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: floa
 async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float) -> str:
     if isinstance(action, _Targeted) and action.point is not None:
         return await _execute_at_point(page, action, action.point)
+    ref = action.ref if isinstance(action, (_Targeted, Scroll)) else None
+    loc = await locator_for(page, refs, ref, action.observation_id) if ref is not None else None
     match action:
         case Click() | Expand():
-            await locator_for(page, refs, action.ref, action.observation_id).click(timeout=timeout_ms)
+            await loc.click(timeout=timeout_ms)
         case Type():
-            loc = locator_for(page, refs, action.ref, action.observation_id)
             await loc.click(timeout=timeout_ms)
             if action.clear:
                 await loc.fill("", timeout=timeout_ms)
@@ -143,18 +143,14 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
             elif action.then == "click_away":
                 await page.mouse.click(*CLICK_AWAY_POINT)
         case Select():
-            loc = locator_for(page, refs, action.ref, action.observation_id)
             options = await loc.locator("option").all_inner_texts()
             await loc.select_option(label=closest_option(action.value, options), timeout=timeout_ms)
         case SetValue():
-            await locator_for(page, refs, action.ref, action.observation_id).fill(
-                str(action.value), timeout=timeout_ms)
+            await loc.fill(str(action.value), timeout=timeout_ms)
         case Read():
-            return await locator_for(page, refs, action.ref, action.observation_id).inner_text(
-                timeout=timeout_ms)
-        case Scroll() if action.ref is not None:
-            await locator_for(page, refs, action.ref, action.observation_id).scroll_into_view_if_needed(
-                timeout=timeout_ms)
+            return await loc.inner_text(timeout=timeout_ms)
+        case Scroll() if loc is not None:
+            await loc.scroll_into_view_if_needed(timeout=timeout_ms)
         case Scroll():
             await page.mouse.wheel(0, action.pixels if action.direction == "down" else -action.pixels)
         case Navigate():

@@ -24,6 +24,7 @@ from agents import (
     som,
     subgoal_relevance,
     validator,
+    viewport_scope,
 )
 from agents.actions import (
     MUTATING,
@@ -89,6 +90,7 @@ class AgentConfig(BaseModel):
     prefetch: bool = True
     prefetch_window_ms: int = 150
     prefetch_critical_window_ms: int = 2000
+    viewport_scope: bool = True
 
 
 @dataclass
@@ -175,7 +177,12 @@ class GroundingAgent:
         self._step_png = None
         t0 = time.perf_counter()
         fp_before = await fingerprint.take(page)
-        obs = await self.refs.observe(page)
+        scopes, rec.observe_reason = viewport_scope.choose(subgoal, fp_before) \
+            if self.config.viewport_scope else (None, "off")
+        obs = await self.refs.observe(page, scopes)
+        if scopes and obs.scope == "document":
+            rec.observe_reason = "scopes_unreadable"
+        rec.observe_scope = obs.scope
         rec.observe_ms, rec.url, rec.observation_id = _ms(t0), obs.url, obs.id
         self._record_fp(rec, fp_before)
 

@@ -30,6 +30,9 @@ class StepRecord(BaseModel):
     subgoal_target: str = ""
     url: str = ""
     observation_id: int = 0
+    # observe: what was read (viewport: the containers in view; document: all of it) and why
+    observe_scope: str = ""
+    observe_reason: str = ""
     # perceive: path = declarative (vision), procedural (reused epoch), dom (no vision), direct
     path: str = ""
     vision_call: bool = False

@@ -1,6 +1,7 @@
 """Composite page fingerprint: the evidence that the page still agrees with what was perceived.
 
-Parts (each hashed with xxhash, each recorded per step so a cache miss names the part that moved):
+Parts (each hashed with xxhash: xxHash32 in the page, so only digests leave it; each recorded per
+step so a cache miss names the part that moved):
 - dom: the interactive element set (tag, role, type, name, checked/expanded/pressed/disabled), in
   order; volatile ids and class names are left out on purpose.
 - text: the rendered text, the scroll position and where the controls in view are drawn (so a
@@ -11,11 +12,15 @@ Parts (each hashed with xxhash, each recorded per step so a cache miss names the
 - values: what form fields hold. Typing changes it; it proves an effect but does not move targets,
   so it is not part of the gating key.
 Plus the mutation delta between two fingerprints: nodes added or removed (a MutationObserver
-installed before page scripts) as a share of the document."""
+installed before page scripts) as a share of the document.
+
+The same walk indexes the viewport for agents/viewport_scope.py: which containers hold the controls
+in view, and what the controls outside it are called."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 
 import xxhash
 from playwright.async_api import Error as PlaywrightError
@@ -37,53 +42,127 @@ MUTATION_COUNTER_JS = r"""
 })();
 """
 
+# xxHash32 (seed 0) of a string's UTF-8 bytes, run in the page so that only digests cross the
+# wire: shipping the parts themselves (a megabyte of text at 40,000 elements) costs more than the
+# walk. Checked against the xxhash library in tests/test_fingerprint.py.
+XXH32_JS = r"""
+(str) => {
+  const b = new TextEncoder().encode(str), n = b.length;
+  const P1 = 2654435761, P2 = 2246822519, P3 = 3266489917, P4 = 668265263, P5 = 374761393;
+  const rotl = (x, r) => (x << r) | (x >>> (32 - r));
+  const rd = (p) => b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24);
+  const round = (acc, v) => Math.imul(rotl((acc + Math.imul(v, P2)) | 0, 13), P1);
+  let i = 0, h;
+  if (n >= 16) {
+    let v1 = (P1 + P2) | 0, v2 = P2 | 0, v3 = 0, v4 = (0 - P1) | 0;
+    for (; i + 16 <= n; i += 16) {
+      v1 = round(v1, rd(i)); v2 = round(v2, rd(i + 4)); v3 = round(v3, rd(i + 8)); v4 = round(v4, rd(i + 12));
+    }
+    h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0;
+  } else {
+    h = P5 | 0;
+  }
+  h = (h + n) | 0;
+  for (; i + 4 <= n; i += 4) h = Math.imul(rotl((h + Math.imul(rd(i), P3)) | 0, 17), P4);
+  for (; i < n; i++) h = Math.imul(rotl((h + Math.imul(b[i], P5)) | 0, 11), P1);
+  h ^= h >>> 15; h = Math.imul(h, P2); h ^= h >>> 13; h = Math.imul(h, P3); h ^= h >>> 16;
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+"""
+
 _WALK_JS = r"""
 () => {
+  const xxh = __XXH32__;
   const SEL = "a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],[contenteditable]";
-  const sigs = [], values = [], frames = [], layout = [];
+  const sigs = [], values = [], frames = [], layout = [], offscreen = [];
   let mutations = window.__gbMutations ?? -1;
   const vw = innerWidth, vh = innerHeight;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 60);
-  const walk = (root, depth) => {
+  const meets = (r) => r.bottom > 0 && r.top < vh && r.right > 0 && r.left < vw && r.width > 0;
+  // Scope roots: for each control in view, its largest light-DOM ancestor that still fits about
+  // one viewport (a card, a toolbar, a dialog); below <body>, never <body> itself.
+  const roots = new Set(), rootOf = new Map();
+  const fits = (el) => { const r = el.getBoundingClientRect(); return r.height <= vh * 1.25 && r.width <= vw * 1.25; };
+  const scopeRoot = (el) => {
+    const path = [];
+    let node = el, root = null;
+    while (node) {
+      if (rootOf.has(node)) { root = rootOf.get(node); break; }
+      path.push(node);
+      const host = node.parentNode instanceof ShadowRoot ? node.parentNode.host : null;
+      const parent = host || node.parentElement;
+      if (!parent || parent === document.body || parent === document.documentElement) { root = node; break; }
+      if (!host && !(node.getRootNode() instanceof ShadowRoot) && !fits(parent)) { root = node; break; }
+      node = parent;
+    }
+    while (root && root.getRootNode() instanceof ShadowRoot) root = root.getRootNode().host;
+    for (const n of path) rootOf.set(n, root);
+    return root;
+  };
+  const walk = (root, depth, frameInView) => {
+    const controls = new Set(root.querySelectorAll(SEL));
     for (const el of root.querySelectorAll("*")) {
-      if (el.shadowRoot) walk(el.shadowRoot, depth);
+      if (el.shadowRoot) walk(el.shadowRoot, depth, frameInView);
       if (el.tagName === "IFRAME") {
         let doc = null;
         try { doc = el.contentDocument; } catch (e) {}
         const r = el.getBoundingClientRect();
+        const inView = depth === 0 ? meets(r) : frameInView;
+        if (inView && depth === 0) roots.add(scopeRoot(el));
         const geo = `${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.width)},${Math.round(r.height)}`;
         if (doc && doc.body && depth < 4) {
           frames.push(`same:${geo}:${doc.getElementsByTagName("*").length}:${doc.body.innerText || ""}`);
           if (mutations >= 0 && (doc.defaultView?.__gbMutations ?? -1) >= 0) mutations += doc.defaultView.__gbMutations;
-          walk(doc, depth + 1);
+          walk(doc, depth + 1, inView);
         } else {
           frames.push(`cross:${el.src}:${geo}`);
         }
         continue;
       }
-      if (!el.matches(SEL)) continue;
-      const value = (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT") ? el.value : "";
-      sigs.push([el.tagName, el.getAttribute("role") || "", el.type || "",
-                 norm(el.getAttribute("aria-label") || el.innerText || el.placeholder || ""),
+      if (!controls.has(el)) continue;
+      const tag = el.tagName;
+      const field = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
+      const label = norm(el.getAttribute("aria-label") || (field ? el.labels?.[0]?.textContent : el.textContent) ||
+                         el.placeholder || el.title || "");
+      sigs.push([tag, el.getAttribute("role") || "", el.type || "", label,
                  el.checked ? 1 : 0, el.getAttribute("aria-expanded") || "", el.getAttribute("aria-checked") || "",
                  el.getAttribute("aria-pressed") || "", el.disabled ? 1 : 0].join("|"));
-      values.push(value);
+      values.push(field ? el.value : "");
       if (depth === 0) {
         // Where the controls in view are drawn: a layout shift moves cached boxes off them.
         const r = el.getBoundingClientRect();
-        if (r.bottom > 0 && r.top < vh && r.right > 0 && r.left < vw && r.width > 0)
+        if (meets(r)) {
           layout.push(`${Math.round(r.left / 4)},${Math.round(r.top / 4)}`);
+          roots.add(scopeRoot(el));
+        } else if (label) {
+          offscreen.push(label);
+        }
+      } else if (!frameInView && label) {
+        offscreen.push(label);
       }
     }
   };
-  walk(document, 0);
-  return { sigs: sigs.join("\n"), n: sigs.length, values: values.join("\x1f"),
-           text: document.body ? document.body.innerText : "", layout: layout.join(";"),
-           scroll: [Math.round(scrollX), Math.round(scrollY)], frames: frames.join("\n"),
-           url: location.href, mutations,
-           size: document.getElementsByTagName("*").length };
+  walk(document, 0, true);
+  // Locators for the scope roots: an XPath of child positions from the root element (native
+  // lookup, light DOM only; a CSS locator would make Playwright walk every shadow root).
+  const pathOf = (el) => {
+    const parts = [];
+    for (let n = el; n && n !== document.documentElement; n = n.parentElement)
+      parts.unshift(`*[${Array.prototype.indexOf.call(n.parentElement.children, n) + 1}]`);
+    return "xpath=/*/" + parts.join("/");
+  };
+  const kept = [...roots].filter((r) => r && ![...roots].some((o) => o !== r && o && o.contains(r)));
+  const small = document.documentElement.scrollHeight <= vh * 1.25 && document.documentElement.scrollWidth <= vw * 1.25;
+  const text = document.body ? document.body.innerText : "";
+  // One string back: Playwright serialises a large object field by field.
+  return JSON.stringify({
+    dom: xxh(sigs.join("\n")), values: xxh(values.join("\x1f")), frames: xxh(frames.join("\n")),
+    text: xxh(`${text}\n@${Math.round(scrollX)},${Math.round(scrollY)}\n${layout.join(";")}`),
+    bodyText: xxh(text), cross: frames.some((f) => f.startsWith("cross:")),
+    url: location.href, mutations, size: document.getElementsByTagName("*").length,
+    scopes: small ? null : kept.map(pathOf), offscreen: [...new Set(offscreen)] });
 }
-"""
+""".replace("__XXH32__", XXH32_JS.strip())
 
 PARTS = ("dom", "text", "frames", "url")
 
@@ -97,6 +176,11 @@ class Fingerprint:
     values: str
     mutations: int  # nodes added or removed in this document so far (-1: no counter installed)
     size: int  # elements in the document
+    # The viewport index the same walk collects (not part of the page's identity):
+    # locators of the containers that hold every control in view (None: the document fits about
+    # one viewport, read it whole), and the labels of the controls outside the viewport.
+    scopes: tuple[str, ...] | None = field(default=None, compare=False)
+    offscreen: tuple[str, ...] = field(default=(), compare=False)
 
     def differs(self, other: Fingerprint) -> list[str]:
         """The parts that disagree, in a fixed order (empty when the page still agrees)."""
@@ -118,27 +202,29 @@ def _h(text: str) -> str:
 async def take(page: Page) -> Fingerprint | None:
     """The page's fingerprint now, or None while the page is navigating."""
     try:
-        raw = await page.evaluate(_WALK_JS)
+        raw = json.loads(await page.evaluate(_WALK_JS))
     except PlaywrightError:
         return None
-    sigs, values, frames = [raw["sigs"]], [raw["values"]], [raw["frames"]]
-    if "cross:" in raw["frames"]:
+    doms, values, frames = [raw["dom"]], [raw["values"]], [raw["frames"]]
+    if raw["cross"]:
         for frame in page.frames[1:]:
             try:
                 if await (await frame.frame_element()).evaluate(REACHABLE_JS):
                     continue
-                inner = await frame.evaluate(_WALK_JS)
+                inner = json.loads(await frame.evaluate(_WALK_JS))
             except PlaywrightError:
                 continue
-            sigs.append(inner["sigs"])
+            doms.append(inner["dom"])
             values.append(inner["values"])
-            frames.append(inner["text"])
+            frames.append(inner["bodyText"])
     return Fingerprint(
-        dom=_h("\n".join(sigs)),
-        text=_h(f"{raw['text']}\n@{raw['scroll'][0]},{raw['scroll'][1]}\n{raw['layout']}"),
+        dom=_h("\n".join(doms)),
+        text=raw["text"],
         frames=_h("\n".join(frames)),
         url=raw["url"],
-        values=_h("\x1f".join(values)),
+        values=_h("\n".join(values)),
         mutations=int(raw["mutations"]),
         size=int(raw["size"]),
+        scopes=None if raw["scopes"] is None else tuple(raw["scopes"]),
+        offscreen=tuple(raw["offscreen"]),
     )

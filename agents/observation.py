@@ -1,15 +1,24 @@
-"""Observe stage: one Playwright aria snapshot (mode "ai", with boxes) parsed into typed elements.
+"""Observe stage: Playwright aria snapshots (mode "ai", with boxes) parsed into typed elements.
 
-Refs (`e12`, `f1e3`) belong to the observation that produced them; `RefBook` enforces that."""
+An observation reads either the whole document (one `page.aria_snapshot`) or only the containers
+that hold what is in view (one `locator.aria_snapshot` per scope, see agents/viewport_scope.py),
+so its cost follows the viewport instead of the document.
+
+Refs (`e12`, `f1e3`) belong to the observation that produced them; `RefBook` enforces that.
+Playwright resolves `aria-ref=` against the last snapshot taken in a frame and keeps an element's
+ref while its role and name hold, so a ref from an earlier scope of the same observation is made
+current again by re-reading that scope (`live`), which also proves it still exists."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import re
 import time
 from dataclasses import dataclass, field
 
-from playwright.async_api import Page
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page
 from pydantic import BaseModel, ConfigDict
 
 INTERACTIVE_ROLES = frozenset({
@@ -82,6 +91,14 @@ class Observation:
     snapshot: str
     taken_at: float = field(default_factory=time.monotonic)
     cost_ms: float = 0.0
+    # Viewport observations: the scope locator each ref was read from (empty: whole document),
+    # and the scope Playwright's aria-ref lookup currently answers for.
+    scopes: dict[str, str] = field(default_factory=dict)
+    last_scope: str = ""
+
+    @property
+    def scope(self) -> str:
+        return "viewport" if self.scopes else "document"
 
     def interactive(self) -> list[Element]:
         return [e for e in self.elements.values() if e.interactive]
@@ -205,11 +222,33 @@ class RefBook:
         self.current: Observation | None = None
         self._spent = False
 
-    async def observe(self, page: Page) -> Observation:
+    async def observe(self, page: Page, scopes: tuple[str, ...] | None = None) -> Observation:
+        """Read the page: the whole document, or only the given scope containers (locators)."""
         t0 = time.perf_counter()
-        snapshot = await page.aria_snapshot(mode="ai", boxes=True)
-        obs = Observation(id=next(self._ids), url=page.url, elements=parse_snapshot(snapshot),
-                          snapshot=snapshot)
+        reads: list = []
+        if scopes:
+            # One read per container, issued together: the renderer runs them one after another,
+            # the round trips overlap. Which one ran last is not known, so none is "last".
+            reads = await asyncio.gather(*(
+                page.locator(scope).aria_snapshot(mode="ai", boxes=True, timeout=2000)
+                for scope in scopes), return_exceptions=True)
+            for read in reads:
+                if isinstance(read, BaseException) and not isinstance(read, PlaywrightError):
+                    raise read
+        if not scopes or any(isinstance(read, PlaywrightError) for read in reads):
+            # A container that went away between the walk and the read: the whole document.
+            snapshot = await page.aria_snapshot(mode="ai", boxes=True)
+            obs = Observation(id=next(self._ids), url=page.url, elements=parse_snapshot(snapshot),
+                              snapshot=snapshot)
+        else:
+            elements: dict[str, Element] = {}
+            owner: dict[str, str] = {}
+            for scope, text in zip(scopes, reads):
+                for ref, el in parse_snapshot(text).items():
+                    elements.setdefault(ref, el)
+                    owner.setdefault(ref, scope)
+            obs = Observation(id=next(self._ids), url=page.url, elements=elements,
+                              snapshot="\n".join(reads), scopes=owner)
         obs.cost_ms = (time.perf_counter() - t0) * 1000
         self.current, self._spent = obs, False
         return obs
@@ -225,6 +264,28 @@ class RefBook:
             raise StaleRefError(ref, observation_id, current.id, "no such ref in that observation")
         return current.elements[ref]
 
+    async def live(self, page: Page, ref: str, observation_id: int) -> Locator:
+        """The live element behind a ref of the current, unspent observation."""
+        self.resolve(ref, observation_id)
+        assert self.current is not None
+        return await live_locator(page, self.current, ref)
+
     def spend(self) -> None:
         """An action ran: the page may have changed, so the current observation's refs expire."""
         self._spent = True
+
+
+async def live_locator(page: Page, obs: Observation, ref: str) -> Locator:
+    """`aria-ref=` locator for a ref of `obs`. For a viewport observation the ref's scope is read
+    again first when another scope was read last, so Playwright's lookup answers for it; a ref
+    that is gone by then is stale."""
+    scope = obs.scopes.get(ref)
+    if scope is not None and scope != obs.last_scope:
+        try:
+            text = await page.locator(scope).aria_snapshot(mode="ai", boxes=True, timeout=1000)
+        except PlaywrightError as exc:
+            raise StaleRefError(ref, obs.id, obs.id, "its container is gone") from exc
+        obs.last_scope = scope
+        if f"[ref={ref}]" not in text:
+            raise StaleRefError(ref, obs.id, obs.id, "no longer in its container")
+    return page.locator(f"aria-ref={ref}")

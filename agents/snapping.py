@@ -16,7 +16,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from agents.frames import OFFSET_JS, frame_offset
-from agents.observation import Box, Element, Observation
+from agents.observation import Box, Element, Observation, StaleRefError, live_locator
 
 Route = Literal["top", "same_origin_frame", "cross_origin_frame", "point", "degraded_point"]
 DEGRADED_CONFIDENCE = 0.5
@@ -133,9 +133,9 @@ async def frame_geometry(page: Page, obs: Observation) -> dict[str, tuple[float,
         if child_prefix is None:
             continue
         try:
-            handle = await page.locator(f"aria-ref={iframe.ref}").element_handle(timeout=1000)
+            handle = await (await live_locator(page, obs, iframe.ref)).element_handle(timeout=1000)
             frame = await handle.content_frame() if handle else None
-        except PlaywrightError:
+        except (PlaywrightError, StaleRefError):
             frame = None
         if frame is None:
             continue

@@ -15,15 +15,17 @@ from typing import Any
 
 import pandas as pd
 import pytest
+import xxhash
 from conftest import run_experiment
 from playwright.async_api import Page, async_playwright
 
-from agents import enrichment, fingerprint
+from agents import enrichment, fingerprint, viewport_scope
 from agents.fingerprint import Fingerprint
 from agents.gating import Gate
 from agents.observation import RefBook
 from harness.browser import BrowserSettings, launch, new_episode_context
 from sites.server import FixtureServer
+from tasks.schema import Subgoal
 
 pytestmark = pytest.mark.browser
 
@@ -348,3 +350,67 @@ def test_agent_reuses_vision_and_records_only_documented_miss_reasons(tmp_path: 
     assert set(steps.cache) <= {"hit", "miss", ""}
     assert (steps[steps.cache == ""].miss_reason == "").all()
     assert set(steps[steps.path == "declarative"].cache) <= {"miss"}
+
+
+def test_in_page_hash_is_xxhash32(chromium: _Chromium) -> None:
+    """The digests computed in the page are the xxhash library's xxh32 of the same UTF-8 bytes."""
+    samples = ["", "a", "abc", "0123456789abcde", "0123456789abcdef", "0123456789abcdefg",
+               "Lamp 12 — 20 % off, naïve café ☕", "x" * 1000 + "ü" * 333]
+
+    async def body(page: Page) -> list[str]:
+        return [await page.evaluate(f"(s) => ({fingerprint.XXH32_JS})(s)", s) for s in samples]
+
+    got = chromium.run(body, html="<!doctype html><body></body>")
+    assert got == [xxhash.xxh32_hexdigest(s.encode("utf-8")) for s in samples]
+
+
+def test_viewport_index_names_the_containers_in_view_and_the_controls_below(chromium: _Chromium) -> None:
+    """On a page taller than the viewport, the walk lists containers holding every control in view
+    (and no control below the fold), and the labels of the controls outside the view; a scoped
+    observation reads exactly those controls, and a ref from any of its scopes acts."""
+    async def body(page: Page) -> None:
+        fp = await take(page)
+        assert fp.scopes, "a page taller than the viewport is read by scope"
+        in_view = await page.evaluate("""(paths) => {
+            const roots = paths.map((p) => document.evaluate(p.slice(6), document, null, 9, null).singleNodeValue);
+            const out = {covered: 0, inView: 0, belowInScope: 0};
+            for (const el of document.querySelectorAll('a[href],button,input,select,textarea')) {
+              const r = el.getBoundingClientRect();
+              const seen = r.bottom > 0 && r.top < innerHeight;
+              const inScope = roots.some((root) => root && root.contains(el));
+              if (seen) { out.inView++; if (inScope) out.covered++; }
+              else if (inScope) out.belowInScope++;
+            }
+            return out; }""", list(fp.scopes))
+        assert in_view["inView"] > 0 and in_view["covered"] == in_view["inView"]
+        assert in_view["belowInScope"] < 10, in_view  # only the edge row straddling the fold
+        assert "Add lamp 49" in fp.offscreen and "Save" not in fp.offscreen
+
+        refs = RefBook()
+        obs = await refs.observe(page, fp.scopes)
+        assert obs.scope == "viewport"
+        names = {e.name for e in obs.elements.values()}
+        assert {"Save", "Add lamp 0"} <= names and "Add lamp 49" not in names
+        # Refs of two different scopes both act (the second one is read again first).
+        save = next(e for e in obs.elements.values() if e.name == "Save")
+        lamp = next(e for e in obs.elements.values() if e.name == "Add lamp 0")
+        assert obs.scopes[save.ref] != obs.scopes[lamp.ref]
+        for el in (save, lamp):
+            assert await (await refs.live(page, el.ref, obs.id)).get_attribute("type") == "button"
+
+    chromium.run(body, html=PAGE % ITEMS)
+
+
+def test_viewport_scope_reads_the_document_when_the_target_may_be_below(chromium: _Chromium) -> None:
+    async def body(page: Page) -> None:
+        fp = await take(page)
+        here = Subgoal(action="click", target="Save button", label="Save")
+        below = Subgoal(action="click", target="Add lamp 49 button", label="Add lamp 49")
+        assert viewport_scope.choose(here, fp) == (fp.scopes, "in_view")
+        assert viewport_scope.choose(below, fp) == (None, "target_may_be_offscreen")
+
+    chromium.run(body, html=PAGE % ITEMS)
+    small = "<!doctype html><body><button>One</button><a href='#x'>Two</a></body>"
+    fp_small = chromium.run(take, html=small)
+    assert fp_small.scopes is None
+    assert viewport_scope.choose(Subgoal(action="click", target="One button"), fp_small) == (None, "small_page")

@@ -76,9 +76,11 @@ _READ_JS = r"""
         }
         continue;
       }
-      if (!looksInteractive(el)) continue;
-      // An interactive element inside another interactive element is drawn as part of it.
+      // Geometry first: most of a long page lies outside the viewport, and a box test is far
+      // cheaper than the computed style looksInteractive may need.
       const r = el.getBoundingClientRect();
+      if (r.width < 2 || r.height < 2 || r.right + ox < 0 || r.bottom + oy < 0 || r.left + ox > vw || r.top + oy > vh) continue;
+      if (!looksInteractive(el)) continue;
       const b = visibleBox(el);
       if (!b) continue;
       b[0] += dx; b[1] += dy;

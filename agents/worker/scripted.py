@@ -14,7 +14,7 @@ from agents.text_match import label_matches, words
 from agents.worker.base import WorkerReply
 from tasks.schema import Subgoal
 
-_STOP = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
+STOP_WORDS = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
 ROLE_WORDS = {
     "button": {"button"}, "link": {"link"}, "field": {"textbox", "searchbox", "combobox", "spinbutton"},
     "box": {"textbox", "searchbox", "combobox", "checkbox"}, "input": {"textbox", "searchbox"},
@@ -50,7 +50,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
         return 0.0
     if subgoal.label and not label_matches(subgoal.label, mark.label):
         return 0.0
-    desc = [w for w in words(subgoal.target or "") if w not in _STOP]
+    desc = [w for w in words(subgoal.target or "") if w not in STOP_WORDS]
     name_words = set(words(mark.label))
     s = 0.0
     if subgoal.label:
@@ -63,7 +63,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
     if not subgoal.label:
         # A short label that says something the description does not ("previous" for a "next"
         # arrow) contradicts it.
-        s -= sum(1.0 for w in name_words if w not in desc and w not in _STOP and len(name_words) <= 4)
+        s -= sum(1.0 for w in name_words if w not in desc and w not in STOP_WORDS and len(name_words) <= 4)
     s += 0.5 * _context_fit(desc, name_words, mark.context)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in words(subgoal.target or "")))
     if mark.role in role_hints:
@@ -80,7 +80,7 @@ def _context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...]
     want = set(desc) - name_words
     best = 0.0
     for piece in context:
-        have = set(words(piece)) - _STOP
+        have = set(words(piece)) - STOP_WORDS
         hit = have & want
         if hit:
             best = max(best, len(hit) * len(hit) / len(have))

@@ -13,12 +13,17 @@ lie below the fold. Loaded with `page.set_content` into one shared Chromium, one
 Measurements, per size and per round:
 - screenshot: one viewport `page.screenshot()` (the baseline: what a vision call starts from);
 - fingerprint: `agents.fingerprint.take(page)`;
-- aria: one full `page.aria_snapshot(mode="ai", boxes=True)`;
-- observation: what `GroundingAgent._step` reads from the page before acting with
-  perception=synthetic on a step that calls vision, in its order: fingerprint, `RefBook.observe`
-  (the aria snapshot, parsed), `snapping.frame_geometry`, the elements placed in the viewport,
-  the screenshot, and the synthetic backend's reader `visible_geometry.read_regions`. Each
-  part is also timed on its own (`observation_parts` in the JSON).
+- aria: one full `page.aria_snapshot(mode="ai", boxes=True)` (what every step read before the
+  viewport scope; the full-snapshot curve);
+- observation: what `GroundingAgent._step` reads from the page before acting on a step that
+  calls vision, in its order: fingerprint, the viewport-scope decision, `RefBook.observe` (scoped
+  aria snapshots of the containers in view), `snapping.frame_geometry`, placing the elements in
+  the viewport, the screenshot. The step's target is the header's Search button (in view);
+- observation_offscreen: the same for a step whose target is the last card's "Save for later"
+  button, below the fold: the decision escalates to the whole document;
+- synthetic_read: the synthetic backend's reader `visible_geometry.read_regions`, which stands in
+  for the vision model's look at the screenshot (perception, like a model call; not counted in
+  observation). Each part of observation is also timed on its own (`observation_parts`).
 Each round runs every size and every measurement once, interleaved, in an order rotated from
 round to round, after one untimed warm-up round. The ratio of a measurement to the screenshot
 is the median over rounds of (measurement / screenshot of the same page in the same round), so
@@ -26,7 +31,7 @@ load from other work on the machine mostly cancels; medians of the absolute time
 too, but only the ratios are comparable between machines.
 
 Project targets checked: fingerprint / screenshot < 1 at 10,000 elements, and
-observation / screenshot <= 2 at every size measured."""
+observation / screenshot <= 2 at every size measured (the step whose target is in view)."""
 
 from __future__ import annotations
 
@@ -46,13 +51,14 @@ from typing import Any
 
 from playwright.async_api import BrowserContext, Page, async_playwright
 
-from agents import fingerprint, snapping
+from agents import fingerprint, snapping, viewport_scope
 from agents.observation import RefBook
 from agents.perception.visible_geometry import read_regions
 from harness.browser import BrowserSettings, launch
+from tasks.schema import Subgoal
 
-KINDS = ("screenshot", "fingerprint", "aria", "observation")
-PARTS = ("fingerprint", "observe", "frame_geometry", "place", "screenshot", "read_regions")
+KINDS = ("screenshot", "fingerprint", "aria", "observation", "observation_offscreen", "synthetic_read")
+PARTS = ("fingerprint", "observe", "frame_geometry", "place", "screenshot")
 TARGET_FP = (10_000, 1.0)  # fingerprint / screenshot below this at this size
 TARGET_OBS = 2.0  # observation / screenshot at most this at every size
 
@@ -93,16 +99,27 @@ def page_html(elements: int, seed: int = 0) -> str:
             f"<body style='margin:0;font:14px sans-serif'>{_HEADER}<main>{body}</main></body></html>")
 
 
-async def observation(page: Page, parts: dict[str, float]) -> None:
-    """GroundingAgent._step's page reads on a vision step with perception=synthetic."""
+IN_VIEW = Subgoal(action="click", target="Search button in the header", label="Search")
+
+
+def offscreen_subgoal(cards: int) -> Subgoal:
+    return Subgoal(action="click", target=f"Save {cards - 1} for later button",
+                   label=f"Save {cards - 1} for later")
+
+
+async def observation(page: Page, subgoal: Subgoal, parts: dict[str, float]) -> str:
+    """GroundingAgent._step's page reads on a vision step; returns the scope it read."""
     async def timed(name: str, work: Callable[[], Awaitable[Any]]) -> Any:
         t0 = time.perf_counter()
         out = await work()
         parts[name] = (time.perf_counter() - t0) * 1000
         return out
 
-    await timed("fingerprint", lambda: fingerprint.take(page))
-    obs = await timed("observe", lambda: RefBook().observe(page))
+    fp = await timed("fingerprint", lambda: fingerprint.take(page))
+    t0 = time.perf_counter()
+    scopes, _ = viewport_scope.choose(subgoal, fp)
+    obs = await RefBook().observe(page, scopes)
+    parts["observe"] = (time.perf_counter() - t0) * 1000
     geometry = await timed("frame_geometry", lambda: snapping.frame_geometry(page, obs))
     t0 = time.perf_counter()
     placed = [snapping.exact_box(el, el.box, geometry) for el in obs.elements.values()
@@ -110,10 +127,11 @@ async def observation(page: Page, parts: dict[str, float]) -> None:
     parts["place"] = (time.perf_counter() - t0) * 1000
     assert placed
     await timed("screenshot", lambda: page.screenshot())
-    await timed("read_regions", lambda: read_regions(page))
+    return obs.scope
 
 
-async def measure(page: Page, kind: str, parts: dict[str, float]) -> float:
+async def measure(page: Page, kind: str, cards: int, parts: dict[str, float],
+                  scopes: dict[str, str]) -> float:
     t0 = time.perf_counter()
     if kind == "screenshot":
         await page.screenshot()
@@ -121,8 +139,11 @@ async def measure(page: Page, kind: str, parts: dict[str, float]) -> float:
         assert await fingerprint.take(page) is not None
     elif kind == "aria":
         await page.aria_snapshot(mode="ai", boxes=True)
+    elif kind == "synthetic_read":
+        await read_regions(page)
     else:
-        await observation(page, parts)
+        subgoal = IN_VIEW if kind == "observation" else offscreen_subgoal(cards)
+        scopes[kind] = await observation(page, subgoal, parts if kind == "observation" else {})
     return (time.perf_counter() - t0) * 1000
 
 
@@ -132,6 +153,7 @@ async def _open(context: BrowserContext, size: int) -> tuple[Page, dict[str, int
     counts = await page.evaluate("""() => ({
         elements: document.querySelectorAll('*').length,
         interactive: document.querySelectorAll('a[href],button,input,select,textarea').length,
+        cards: document.querySelectorAll('section.card').length,
         below_fold: [...document.querySelectorAll('a[href],button,input')].filter(
             (e) => e.getBoundingClientRect().top >= innerHeight).length })""")
     return page, counts
@@ -151,6 +173,7 @@ async def run(sizes: Sequence[int], repeats: int) -> dict[str, Any]:
                 pages[size], counts[size] = await _open(context, size)
             samples = {s: {k: [] for k in KINDS} for s in sizes}
             parts = {s: {p: [] for p in PARTS} for s in sizes}
+            scopes: dict[int, dict[str, str]] = {s: {} for s in sizes}
             load_before = os.getloadavg()
             for rnd in range(repeats + 1):  # round 0 warms up and is not recorded
                 order = list(sizes[rnd % len(sizes):]) + list(sizes[:rnd % len(sizes)])
@@ -160,7 +183,7 @@ async def run(sizes: Sequence[int], repeats: int) -> dict[str, Any]:
                     kinds = KINDS[rnd % len(KINDS):] + KINDS[:rnd % len(KINDS)]
                     for kind in kinds:
                         got: dict[str, float] = {}
-                        ms = await measure(page, kind, got)
+                        ms = await measure(page, kind, counts[size]["cards"], got, scopes[size])
                         if rnd:
                             samples[size][kind].append(ms)
                             for name, value in got.items():
@@ -170,7 +193,7 @@ async def run(sizes: Sequence[int], repeats: int) -> dict[str, Any]:
         finally:
             await browser.close()
     return {"sizes": list(sizes), "repeats": repeats, "counts": counts, "samples": samples,
-            "parts": parts, "browser_version": browser_version,
+            "parts": parts, "scopes": scopes, "browser_version": browser_version,
             "load_average": {"before": load_before, "after": load_after}}
 
 
@@ -185,6 +208,7 @@ def summarise(raw: dict[str, Any]) -> list[dict[str, Any]]:
             if kind != "screenshot":
                 row[f"{kind}_ratio"] = statistics.median(v / b for v, b in zip(s[kind], shots, strict=True))
         row["parts_ms"] = {p: statistics.median(v) for p, v in raw["parts"][size].items() if v}
+        row["scope"] = raw["scopes"][size]
         rows.append(row)
     return rows
 
@@ -205,7 +229,8 @@ def targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def render(rows: list[dict[str, Any]], checks: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     head = ("size", "elements", "interactive", "below fold", "screenshot", "fingerprint", "aria",
-            "observation", "fp/shot", "aria/shot", "obs/shot")
+            "observation", "obs offscreen", "synthetic read", "fp/shot", "aria/shot", "obs/shot",
+            "offscreen/shot", "read/shot")
     title = (f"observation cost, Chromium {meta['browser_version']}, {meta['viewport']}, "
              f"{meta['repeats']} rounds, {meta['cpus']} cpus, load average "
              f"{meta['load_average']['before'][0]:.1f} -> {meta['load_average']['after'][0]:.1f}")
@@ -216,6 +241,7 @@ def render(rows: list[dict[str, Any]], checks: list[dict[str, Any]], meta: dict[
     widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(head)]
     lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths, strict=True)))
     lines += ["  ".join(c.rjust(w) for c, w in zip(t, widths, strict=True)) for t in table]
+    lines += ["", "scope read: " + "; ".join(f"{r['size']:,}: {r['scope']}" for r in rows)]
     lines += ["", "observation, part by part (median ms): " + ", ".join(PARTS)]
     lines += [f"  {r['size']:>6,}: " + "  ".join(f"{p} {r['parts_ms'][p]:.1f}" for p in PARTS) for r in rows]
     lines += ["", "targets:"]
@@ -232,7 +258,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
     fig, (cost, ratio) = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
     xs = [r["elements"] for r in rows]
-    for i, (kind, marker) in enumerate(zip(KINDS, "osD^", strict=True)):
+    for i, (kind, marker) in enumerate(zip(KINDS, "osD^vx", strict=True)):
         cost.plot(xs, [r[f"{kind}_ms"] for r in rows], marker=marker, color=f"C{i}", label=kind)
         if kind != "screenshot":
             ratio.plot(xs, [r[f"{kind}_ratio"] for r in rows], marker=marker, color=f"C{i}",
