@@ -148,7 +148,10 @@ class FixtureServer:
         if not parts or parts[0] not in self.site_dirs:
             return None
         root = self.site_dirs[parts[0]]
-        target = (root.joinpath(*parts[1:]) if len(parts) > 1 else root).resolve()
+        try:
+            target = (root.joinpath(*parts[1:]) if len(parts) > 1 else root).resolve()
+        except (ValueError, OSError, RuntimeError):  # a NUL byte, a symlink loop: nothing to serve
+            return None
         if target != root and root not in target.parents:
             return None
         if target.is_dir():
