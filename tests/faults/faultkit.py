@@ -105,13 +105,14 @@ class TriggerServer:
         self._server.server_close()
 
 
-def fault_suite(tmp_path: Path, trigger: TriggerServer) -> list[str]:
-    """Copies the fault site and tasks into tmp_path with the trigger's address filled in; returns
-    the overrides that add them to a run."""
+def fault_suite(tmp_path: Path, trigger: TriggerServer | None = None) -> list[str]:
+    """Copies the fault site and tasks into tmp_path with the trigger's address filled in (pages
+    that need no trigger run without one); returns the overrides that add them to a run."""
+    address = trigger.address if trigger is not None else TRIGGER
     for kind in ("sites", "tasks"):
         for src in (TEMPLATES / kind).rglob("*"):
             if src.is_file():
                 dst = tmp_path / kind / src.relative_to(TEMPLATES / kind)
                 dst.parent.mkdir(parents=True, exist_ok=True)
-                dst.write_text(src.read_text().replace(TRIGGER, trigger.address))
+                dst.write_text(src.read_text().replace(TRIGGER, address))
     return [f"sites.dirs=[{tmp_path / 'sites'}]", f"tasks.dirs=[{tmp_path / 'tasks'}]"]
