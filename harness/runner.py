@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.browser import launch
 from harness.config import RunConfig
 from harness.episode import run_episode
-from harness.traces import PARTS, TraceWriter
+from harness.traces import PARTS, TraceWriter, remove_unfinished
 from sites.server import FixtureServer
 from tasks.loader import FIXTURE_TASKS, load_tasks, select
 from tasks.schema import Task
@@ -117,6 +117,8 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
         raise RunDirInUseError(f"{run_dir} already holds {len(done)} episodes; pass resume=true to "
                                "finish that run, or choose another hydra.run.dir")
     jobs = [(t, s) for t, s in jobs if (cfg.config_hash, t.id, t.version, s) not in done]
+    if cfg.resume:
+        remove_unfinished(run_dir)
     with FixtureServer(cfg.sites.dirs, faults=faults) as server:
         async with async_playwright() as pw:
             pool = _BrowserPool(pw, cfg)

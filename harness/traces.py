@@ -67,6 +67,14 @@ def _write_atomic(table: pa.Table, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def remove_unfinished(run_dir: Path) -> list[Path]:
+    """Deletes the temporary files a killed run left mid-write (in the run folder and its parts);
+    only for a run taking the folder over, as `resume=true` does. Returns what it deleted."""
+    stale = [*run_dir.glob(".*.parquet.*.tmp"), *(run_dir / PARTS).glob(".*.parquet.*.tmp")]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
+
 
 class TraceWriter:
     """Writes traces into a run folder as episodes finish."""

@@ -1,5 +1,6 @@
 """The whole run killed with SIGKILL mid-sweep: every parquet file left on disk is readable, and
-`resume=true` into the same folder runs exactly the missing episodes, each (task, seed) once."""
+`resume=true` into the same folder runs exactly the missing episodes, each (task, seed) once, and
+deletes the temporary files the killed run left mid-write."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def test_sigkill_mid_sweep_then_resume_runs_exactly_the_missing(tmp_path: Path) 
     for path in run_dir.rglob("*.parquet"):
         pq.read_table(path)  # none is half-written
 
+    # The kill may land mid-write; a planted leftover stands for one when it did not.
+    (run_dir / PARTS / ".episodes-killed.parquet.1.tmp").write_bytes(b"PAR1 half-written")
     resumed = subprocess.run(groundbench(run_dir, "resume=true"), capture_output=True, text=True,
                              timeout=300, check=False)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
@@ -63,6 +66,7 @@ def test_sigkill_mid_sweep_then_resume_runs_exactly_the_missing(tmp_path: Path) 
     printed = " ".join(resumed.stdout.split())  # the console wraps long lines
     assert f"resume: {len(before)} episodes already in {run_dir}, {missing} to run" in printed
     after = parts(run_dir)
+    assert not list(run_dir.rglob("*.tmp")), "resume leaves no unfinished file of the killed run"
     assert before < after and len(after - before) == missing
     episodes = pq.read_table(run_dir / "episodes.parquet").to_pandas()
     assert sorted(zip(episodes.task_id, episodes.seed)) == sorted((t, s) for t in TASKS for s in SEEDS)
