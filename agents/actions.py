@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from playwright.async_api import Locator, Page
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agents.observation import RefBook
 
@@ -69,9 +70,21 @@ class Scroll(_Action):
     observation_id: int = 0
 
 
+def web_url(url: str | None) -> bool:
+    """An http(s) URL: `javascript:` would run page script, `data:`/`file:` leave the sites."""
+    return bool(url) and urlsplit(url).scheme.lower() in ("http", "https")
+
+
 class Navigate(_Action):
     kind: Literal["navigate"] = "navigate"
     url: str
+
+    @field_validator("url")
+    @classmethod
+    def _web_only(cls, url: str) -> str:
+        if not web_url(url):
+            raise ValueError(f"navigate needs an http(s) URL, not {url[:40]!r}")
+        return url
 
 
 class Back(_Action):

@@ -4,6 +4,7 @@ subdomains; challenge pages are not retried blindly; revisits of earlier states 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
@@ -59,8 +60,18 @@ class NavigationGuard:
         if request.resource_type != "document":
             await route.continue_()
             return
-        # Redirect hops are not routed by the browser: follow them here and check every hop.
-        url, response, hops = request.url, await route.fetch(max_redirects=0), 0
+        try:
+            await self._follow_redirects(route)
+        except PlaywrightError:
+            # The fetch failed (refused, timed out, its context closed): the navigation fails, as
+            # it would in the browser. Raised from a route handler, Playwright would re-raise the
+            # error at the next call on the connection, in whichever episode makes it.
+            with contextlib.suppress(PlaywrightError):
+                await route.abort("failed")
+
+    async def _follow_redirects(self, route: Route) -> None:
+        """Redirect hops are not routed by the browser: follow them here and check every hop."""
+        url, response, hops = route.request.url, await route.fetch(max_redirects=0), 0
         while response.status in REDIRECTS and hops < MAX_HOPS:
             target = urljoin(url, response.headers.get("location", ""))
             if not allowed(target, self.allowed_origins):

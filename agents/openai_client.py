@@ -244,7 +244,8 @@ class OpenAIClient:
         latency = round((time.perf_counter() - t0) * 1000, 2)
         try:
             choice = data["choices"][0]
-            content = _content_text(choice["message"].get("content") or "")
+            # A server that echoes the key into the reply must not get it into traces via errors.
+            content = _redact(_content_text(choice["message"].get("content") or ""), key)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as e:
             raise ModelCallError("bad_response", f"no choices[0].message.content in the response "
                                  f"({type(e).__name__}: {_short(_redact(str(e), key))})",

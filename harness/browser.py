@@ -39,24 +39,33 @@ def playwright_bundled_chromium(pw: Playwright) -> str | None:
     return path if path and Path(path).is_file() else None
 
 
+INSTALL = ("Install one of: Playwright's browser (`.venv/bin/playwright install chromium`), or "
+           "Debian's (`apt-get install -y chromium`), or set browser.executable=/path/to/chrome.")
+CHROMIUM_ENV = "GROUNDBENCH_CHROMIUM"
+
+
 def find_chromium(pw: Playwright, configured: str = "auto") -> str | None:
-    """Configured path, else Playwright's own browser if installed, else a system Chromium.
+    """The configured path, else $GROUNDBENCH_CHROMIUM, else Playwright's own browser if
+    installed, else a system Chromium. A path that is given (config or variable) must exist.
 
     Returns None for Playwright's bundled browser (Playwright then launches it itself)."""
     if configured != "auto":
         if not Path(configured).is_file():
-            raise BrowserNotFoundError(f"browser.executable={configured} does not exist")
+            raise BrowserNotFoundError(f"browser.executable={configured} does not exist. Set "
+                                       f"browser.executable=auto to find a browser. {INSTALL}")
         return configured
+    from_env = os.environ.get(CHROMIUM_ENV)
+    if from_env:
+        if not Path(from_env).is_file():
+            raise BrowserNotFoundError(f"{CHROMIUM_ENV}={from_env} does not exist. Unset it to find "
+                                       f"a browser. {INSTALL}")
+        return from_env
     if playwright_bundled_chromium(pw):
         return None
-    for candidate in (os.environ.get("GROUNDBENCH_CHROMIUM"), *SYSTEM_CHROMIUMS,
-                      shutil.which("chromium")):
+    for candidate in (*SYSTEM_CHROMIUMS, shutil.which("chromium")):
         if candidate and Path(candidate).is_file():
             return candidate
-    raise BrowserNotFoundError(
-        "No Chromium found. Install one of: Playwright's browser (`playwright install chromium`), "
-        "or Debian's (`apt-get install -y chromium`), or set browser.executable=/path/to/chrome."
-    )
+    raise BrowserNotFoundError(f"No Chromium found. {INSTALL}")
 
 
 async def launch(pw: Playwright, settings: BrowserSettings) -> Browser:

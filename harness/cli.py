@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import CompactHydraException
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
@@ -82,8 +85,32 @@ def print_tasks(cfg: RunConfig) -> None:
 
 
 BAD_INPUT = (UsageError, TaskFileError, UnknownTaskError, BrowserNotFoundError, RunDirInUseError)
+FIXES = {
+    TaskFileError: "Fix that field in the file (task format: README, \"Your own sites and tasks\"), "
+                   "or leave its folder out of tasks.dirs.",
+    UnknownTaskError: "Check suite.ids on the command line or in the suite file under conf/suite/; "
+                      "`groundbench tasks suite=fixtures` lists every id.",
+}
 _COMMAND = "run"
 _VERBOSE = False
+
+
+def bad_input(message: str) -> None:
+    """Bad input ends the run with one paragraph on stderr and exit code 2 (a traceback only
+    with --verbose, where the caller re-raises instead)."""
+    print("groundbench: " + " ".join(message.split()), file=sys.stderr)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def config_error(exc: CompactHydraException) -> str:
+    """Hydra's message for an override it cannot apply, as one paragraph with the fix."""
+    text = " ".join(str(exc).split("Config search path:")[0].split()).rstrip(".") + "."
+    fix = "Check the override against the files under conf/ (`groundbench --cfg job` prints the " \
+          "whole config)."
+    cause = exc.__cause__
+    if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
+        return f"unknown config key '{cause.full_key}'. {fix} {text}"
+    return f"{text} {fix}"
 
 
 @hydra.main(config_path=CONF, config_name="config", version_base="1.3")
@@ -94,8 +121,7 @@ def hydra_main(cfg: DictConfig) -> None:
         if _VERBOSE:
             raise
         # Hydra reports ordinary exceptions with a traceback and exit 1; bad input is exit 2.
-        print(f"groundbench: {exc}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
+        bad_input(f"{str(exc).rstrip('.')}. {FIXES.get(type(exc), '')}")
 
 
 def _main(cfg: DictConfig) -> None:
@@ -123,4 +149,12 @@ def main() -> None:
         del sys.argv[1]
         sys.argv.extend(["hydra.run.dir=.", "hydra.output_subdir=null", "hydra/job_logging=disabled",
                          "hydra/hydra_logging=disabled"])
-    hydra_main()
+    # Hydra prints a config it cannot compose (unknown key, missing option, bad override syntax)
+    # and exits 1; asked to raise instead, it lets that be reported here as bad input.
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    try:
+        hydra_main()
+    except CompactHydraException as exc:
+        if _VERBOSE:
+            raise
+        bad_input(config_error(exc))

@@ -22,7 +22,7 @@ from agents.worker.registry import build_worker
 from harness.browser import new_episode_context
 from harness.config import RunConfig
 from harness.oracle import run_oracle
-from sites.server import FixtureServer
+from sites.server import FixtureServer, server_errors
 from tasks.schema import Task
 
 
@@ -135,11 +135,12 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
     success, failed = task.check(server.store.state(episode_id))
     # Judged from the server's own request log, not from the agent's account of itself.
     allowed = set(allowed_origins(task, server))
-    out_of_scope = [r for r in server.store.requests(episode_id)
-                    if server.origins[r["origin"]] not in allowed]
+    requests = server.store.requests(episode_id)
+    out_of_scope = [r for r in requests if server.origins[r["origin"]] not in allowed]
     if out_of_scope:
         failed.append(f"{len(out_of_scope)} requests left the allowed domains "
                       f"(first: {out_of_scope[0]['origin']} {out_of_scope[0]['path']})")
+    errors = server_errors(requests)
     success = success and not timed_out and not crashed and not out_of_scope
     server.store.drop(episode_id)
     if context is not None and browser.is_connected():
@@ -152,13 +153,18 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         for step, png in screenshots.items():
             (folder / f"step-{step:03d}.png").write_bytes(png)
     failure = classify(success, timed_out, crashed, plan_done, last_error, bool(out_of_scope))
+    shown = [detail] if detail else failed if failure else []
+    if failure and errors:
+        first = errors[0]
+        shown.append(f"server errors: {len(errors)} (first: {first['status'] or 'stalled'} "
+                     f"{first['origin']} {first['path']})")
     row = {
         "episode_id": episode_id, "task_id": task.id, "seed": seed,
         "config_name": cfg.config_name, "config_hash": cfg.config_hash,
         "task_version": task.version, "tags": list(task.tags), "success": success,
         "steps": len(steps), "vision_calls": sum(s.vision_calls for s in steps),
         "wall_s": round(time.perf_counter() - t0, 3), "failure": failure,
-        "out_of_scope_requests": len(out_of_scope),
-        "failure_detail": detail or ("; ".join(failed) if failure else ""), "started_at": started,
+        "out_of_scope_requests": len(out_of_scope), "server_errors": len(errors),
+        "failure_detail": "; ".join(shown), "started_at": started,
     }
     return EpisodeResult(row=row, steps=[s.model_dump() for s in steps])

@@ -7,6 +7,7 @@ import asyncio
 import json
 import platform
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
@@ -20,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.browser import launch
 from harness.config import RunConfig
 from harness.episode import run_episode
-from harness.traces import PARTS, TraceWriter
+from harness.traces import PARTS, TraceWriter, remove_unfinished
 from sites.server import FixtureServer
 from tasks.loader import FIXTURE_TASKS, load_tasks, select
 from tasks.schema import Task
@@ -106,7 +107,8 @@ def finished_episodes(run_dir: Path) -> set[tuple[str, str, int, int]]:
 
 
 async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
-                    show_progress: bool = True) -> RunResult:
+                    show_progress: bool = True, faults: Mapping[str, str] | None = None) -> RunResult:
+    """`faults`: the fixture server's test-only fault hook (see FixtureServer)."""
     tasks = suite_tasks(cfg)
     jobs = [(task, seed) for seed in cfg.seeds for task in tasks]
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -115,7 +117,9 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
         raise RunDirInUseError(f"{run_dir} already holds {len(done)} episodes; pass resume=true to "
                                "finish that run, or choose another hydra.run.dir")
     jobs = [(t, s) for t, s in jobs if (cfg.config_hash, t.id, t.version, s) not in done]
-    with FixtureServer(cfg.sites.dirs) as server:
+    if cfg.resume:
+        remove_unfinished(run_dir)
+    with FixtureServer(cfg.sites.dirs, faults=faults) as server:
         async with async_playwright() as pw:
             pool = _BrowserPool(pw, cfg)
             browser = await pool.get()
@@ -149,6 +153,6 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
 
 
 def run(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any] | None = None,
-        show_progress: bool = True) -> RunResult:
+        show_progress: bool = True, faults: Mapping[str, str] | None = None) -> RunResult:
     resolved = resolved if resolved is not None else cfg.model_dump()
-    return asyncio.run(run_async(cfg, run_dir, resolved, show_progress))
+    return asyncio.run(run_async(cfg, run_dir, resolved, show_progress, faults))

@@ -51,6 +51,7 @@ EPISODES_SCHEMA = pa.schema(list(EPISODE_KEYS) + [
     ("wall_s", pa.float64()),
     ("failure", pa.string()),
     ("out_of_scope_requests", pa.int64()),
+    ("server_errors", pa.int64()),
     ("failure_detail", pa.string()),
     ("started_at", pa.float64()),
 ])
@@ -64,6 +65,15 @@ def _write_atomic(table: pa.Table, path: Path) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     pq.write_table(table, tmp)
     os.replace(tmp, path)
+
+
+def remove_unfinished(run_dir: Path) -> list[Path]:
+    """Deletes the temporary files a killed run left mid-write (in the run folder and its parts);
+    only for a run taking the folder over, as `resume=true` does. Returns what it deleted."""
+    stale = [*run_dir.glob(".*.parquet.*.tmp"), *(run_dir / PARTS).glob(".*.parquet.*.tmp")]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
 
 
 class TraceWriter:

@@ -12,13 +12,13 @@ import secrets
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 SITES_ROOT = Path(__file__).resolve().parent
 GB_JS = SITES_ROOT / "_gb" / "gb.js"
@@ -26,6 +26,9 @@ EPISODE_COOKIE = "gb_episode"
 SEED_COOKIE = "gb_seed"
 ORIGIN_NAMES = ("main", "alt", "offsite")
 MAX_BODY = 1 << 20
+FAULTS = ("500", "stall")
+# Request-log status of a request the server held open without answering (a "stall" fault).
+STALLED = 0
 
 
 def set_path(state: dict[str, Any], dotted: str, value: Any) -> None:
@@ -54,6 +57,7 @@ class EpisodeStore:
 
     _states: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(dict))
     _requests: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    _faulted: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def apply(self, episode: str, body: dict[str, Any]) -> None:
@@ -74,27 +78,56 @@ class EpisodeStore:
         with self._lock:
             return json.loads(json.dumps(self._states.get(episode, {})))
 
-    def log_request(self, episode: str, origin: str, path: str) -> None:
+    def log_request(self, episode: str, origin: str, path: str) -> dict[str, Any]:
+        """Logs a request as it arrives; its `status` is filled in as the answer is sent."""
+        entry = {"origin": origin, "path": path, "t": time.time(), "status": None}
         with self._lock:
-            self._requests[episode].append({"origin": origin, "path": path, "t": time.time()})
+            self._requests[episode].append(entry)
+        return entry
+
+    def set_status(self, entry: dict[str, Any], status: int) -> None:
+        with self._lock:
+            entry["status"] = status
 
     def requests(self, episode: str) -> list[dict[str, Any]]:
         with self._lock:
-            return list(self._requests.get(episode, []))
+            return [dict(r) for r in self._requests.get(episode, [])]
+
+    def claim_fault(self, episode: str, path: str) -> bool:
+        """True the first time an episode requests `path`: a fault fires once per episode."""
+        with self._lock:
+            first = path not in self._faulted[episode]
+            self._faulted[episode].add(path)
+            return first
 
     def drop(self, episode: str) -> None:
         with self._lock:
             self._states.pop(episode, None)
             self._requests.pop(episode, None)
+            self._faulted.pop(episode, None)
+
+
+def server_errors(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Logged requests the server answered with a 5xx or held open unanswered."""
+    return [r for r in requests if r["status"] == STALLED or (r["status"] or 0) >= 500]
 
 
 class FixtureServer:
     """Three loopback HTTP servers (origins main, alt, offsite) over the same site folders."""
 
-    def __init__(self, extra_dirs: Iterable[str | Path] = (), host: str = "127.0.0.1") -> None:
+    def __init__(self, extra_dirs: Iterable[str | Path] = (), host: str = "127.0.0.1",
+                 faults: Mapping[str, str] | None = None) -> None:
+        """`faults` is a test-only hook, off by default and out of reach of config and pages:
+        {URL path: "500" | "stall"} answers the first GET of that path in each episode with
+        HTTP 500, or holds it open unanswered until the server stops."""
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError(f"fixture server binds loopback only, not {host!r}")
+        bad = {path: kind for path, kind in (faults or {}).items() if kind not in FAULTS}
+        if bad:
+            raise ValueError(f"unknown faults {bad}; a fault is one of {FAULTS}")
         self.host = host
+        self.faults = dict(faults or {})
+        self._release = threading.Event()
         self.token = secrets.token_hex(16)
         self.store = EpisodeStore()
         self.site_dirs = self._collect_sites([SITES_ROOT, *map(Path, extra_dirs)])
@@ -131,6 +164,7 @@ class FixtureServer:
         return self
 
     def stop(self) -> None:
+        self._release.set()
         for srv in self._servers.values():
             srv.shutdown()
             srv.server_close()
@@ -148,7 +182,10 @@ class FixtureServer:
         if not parts or parts[0] not in self.site_dirs:
             return None
         root = self.site_dirs[parts[0]]
-        target = (root.joinpath(*parts[1:]) if len(parts) > 1 else root).resolve()
+        try:
+            target = (root.joinpath(*parts[1:]) if len(parts) > 1 else root).resolve()
+        except (ValueError, OSError, RuntimeError):  # a NUL byte, a symlink loop: nothing to serve
+            return None
         if target != root and root not in target.parents:
             return None
         if target.is_dir():
@@ -160,6 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
     fixture: FixtureServer
     origin_name: str
     protocol_version = "HTTP/1.1"
+    _logged: dict[str, Any] | None = None  # the request-log entry of the GET being answered
 
     def log_message(self, format: str, *args: Any) -> None:
         return
@@ -169,6 +207,8 @@ class _Handler(BaseHTTPRequestHandler):
         return cookie[EPISODE_COOKIE].value if EPISODE_COOKIE in cookie else None
 
     def _send(self, status: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
+        if self._logged is not None:
+            self.fixture.store.set_status(self._logged, status)
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
@@ -202,10 +242,30 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(204, b"", "text/plain", headers)
 
     def do_GET(self) -> None:
-        url = urlsplit(self.path)
         episode = self._episode()
         if episode:
-            self.fixture.store.log_request(episode, self.origin_name, self.path)
+            self._logged = self.fixture.store.log_request(episode, self.origin_name, self.path)
+        try:
+            self._get(urlsplit(self.path), episode)
+        finally:
+            self._logged = None
+
+    def _fault(self, path: str, episode: str | None) -> bool:
+        """Injects the fault configured for this path, once per episode; True when it fired."""
+        kind = self.fixture.faults.get(path)
+        if kind is None or episode is None or not self.fixture.store.claim_fault(episode, path):
+            return False
+        if kind == "500":
+            self._send(500, b"injected fault\n", "text/plain; charset=utf-8")
+            return True
+        self.fixture.store.set_status(self._logged or {}, STALLED)
+        self.fixture._release.wait()
+        self.close_connection = True
+        return True
+
+    def _get(self, url: SplitResult, episode: str | None) -> None:
+        if self._fault(url.path, episode):
+            return
         if url.path.startswith("/_gb/harness/"):
             self._harness(url.path.removeprefix("/_gb/harness/"), parse_qs(url.query))
             return

@@ -4,6 +4,7 @@ success is judged from server-side state. Targets are described in words, never 
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -45,8 +46,8 @@ class Subgoal(_Strict):
             raise ValueError("action 'type' needs text")
         if self.action in ("select", "set_value") and self.value is None:
             raise ValueError(f"action {self.action!r} needs a value")
-        if self.action == "navigate" and not self.url:
-            raise ValueError("action 'navigate' needs a url")
+        if self.action == "navigate" and urlsplit(self.url or "").scheme not in ("http", "https"):
+            raise ValueError("action 'navigate' needs an http(s) url")
         return self
 
 

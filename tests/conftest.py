@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ def compose_config(overrides: list[str]) -> tuple[RunConfig, dict]:
     return compose_run_config(overrides)
 
 
-def run_experiment(tmp_path: Path, overrides: list[str]) -> RunResult:
+def run_experiment(tmp_path: Path, overrides: list[str],
+                   faults: Mapping[str, str] | None = None) -> RunResult:
     cfg, resolved = compose_config(overrides)
-    return run(cfg, tmp_path, resolved, show_progress=False)
+    return run(cfg, tmp_path, resolved, show_progress=False, faults=faults)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: bytes
+    t: float = field(default_factory=time.monotonic)  # when it arrived
 
     @property
     def json(self) -> Any:

@@ -5,7 +5,7 @@ import urllib.request
 
 import pytest
 
-from sites.server import EPISODE_COOKIE, FixtureServer
+from sites.server import EPISODE_COOKIE, STALLED, FixtureServer, server_errors
 
 
 def fetch(url: str, episode: str | None = None, body: dict | None = None) -> tuple[int, bytes]:
@@ -64,3 +64,20 @@ def test_state_needs_cookie_and_reading_needs_token(server: FixtureServer) -> No
 def test_server_refuses_non_loopback_bind() -> None:
     with pytest.raises(ValueError, match="loopback"):
         FixtureServer(host="0.0.0.0")
+
+
+def test_fault_hook_fails_one_request_per_path_per_episode() -> None:
+    with pytest.raises(ValueError, match="unknown faults"):
+        FixtureServer(faults={"/shop/index.html": "404"})
+    with FixtureServer(faults={"/shop/index.html": "500", "/shop/slow.json": "stall"}) as srv:
+        page = f"{srv.origin()}/shop/index.html"
+        assert [fetch(page, "ep1")[0], fetch(page, "ep1")[0], fetch(page, "ep2")[0]] == [500, 200, 500]
+        assert fetch(page)[0] == 200  # a request outside any episode is never failed
+        req = urllib.request.Request(f"{srv.origin()}/shop/slow.json",
+                                     headers={"Cookie": f"{EPISODE_COOKIE}=ep1"})
+        with pytest.raises(TimeoutError):
+            urllib.request.urlopen(req, timeout=1)
+        log = srv.store.requests("ep1")
+        assert [r["status"] for r in log] == [500, 200, STALLED]
+        assert server_errors(log) == [log[0], log[2]]
+    # Leaving the block stopped the server although one request was still held open.

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agents.actions import web_url
 from agents.marks import Mark
 from agents.openai_client import (
     ModelCallError,
@@ -182,8 +183,8 @@ def check_reply(content: str, marks: list[Mark], allow_point: bool = True) -> Wo
         raise InvalidReply('action "type" needs "text"')
     if reply.action in ("select", "set_value") and reply.value is None:
         raise InvalidReply(f'action "{reply.action}" needs "value"')
-    if reply.action == "navigate" and not reply.url:
-        raise InvalidReply('action "navigate" needs "url"')
+    if reply.action == "navigate" and not web_url(reply.url):
+        raise InvalidReply('action "navigate" needs an http(s) "url"')
     return reply
 
 
