@@ -179,7 +179,7 @@ class GroundingAgent:
         fp_before = await fingerprint.take(page)
         scopes, rec.observe_reason = viewport_scope.choose(subgoal, fp_before) \
             if self.config.viewport_scope else (None, "off")
-        obs = await self.refs.observe(page, scopes)
+        obs = await self.refs.observe(page, scopes, fp_before.framed if fp_before else frozenset())
         if scopes and obs.scope == "document":
             rec.observe_reason = "scopes_unreadable"
         rec.observe_scope = obs.scope

@@ -160,7 +160,8 @@ _WALK_JS = r"""
     text: xxh(`${text}\n@${Math.round(scrollX)},${Math.round(scrollY)}\n${layout.join(";")}`),
     bodyText: xxh(text), cross: frames.some((f) => f.startsWith("cross:")),
     url: location.href, mutations, size: document.getElementsByTagName("*").length,
-    scopes: small ? null : kept.map(pathOf), offscreen: [...new Set(offscreen)] });
+    scopes: small ? null : kept.map(pathOf), offscreen: [...new Set(offscreen)],
+    framed: small ? [] : kept.filter((r) => r.tagName === "IFRAME" || r.querySelector("iframe")).map(pathOf) });
 }
 """.replace("__XXH32__", XXH32_JS.strip())
 
@@ -181,6 +182,7 @@ class Fingerprint:
     # one viewport, read it whole), and the labels of the controls outside the viewport.
     scopes: tuple[str, ...] | None = field(default=None, compare=False)
     offscreen: tuple[str, ...] = field(default=(), compare=False)
+    framed: frozenset[str] = field(default=frozenset(), compare=False)  # scopes holding an iframe
 
     def differs(self, other: Fingerprint) -> list[str]:
         """The parts that disagree, in a fixed order (empty when the page still agrees)."""
@@ -227,4 +229,5 @@ async def take(page: Page) -> Fingerprint | None:
         size=int(raw["size"]),
         scopes=None if raw["scopes"] is None else tuple(raw["scopes"]),
         offscreen=tuple(raw["offscreen"]),
+        framed=frozenset(raw["framed"]),
     )

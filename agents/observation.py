@@ -222,19 +222,22 @@ class RefBook:
         self.current: Observation | None = None
         self._spent = False
 
-    async def observe(self, page: Page, scopes: tuple[str, ...] | None = None) -> Observation:
-        """Read the page: the whole document, or only the given scope containers (locators)."""
+    async def observe(self, page: Page, scopes: tuple[str, ...] | None = None,
+                      framed: frozenset[str] = frozenset()) -> Observation:
+        """Read the page: the whole document, or only the given scope containers (locators);
+        `framed` names the scopes that hold an iframe."""
         t0 = time.perf_counter()
         reads: list = []
         if scopes:
-            # One read per container, issued together: the renderer runs them one after another,
-            # the round trips overlap. Which one ran last is not known, so none is "last".
-            reads = await asyncio.gather(*(
-                page.locator(scope).aria_snapshot(mode="ai", boxes=True, timeout=2000)
-                for scope in scopes), return_exceptions=True)
-            for read in reads:
-                if isinstance(read, BaseException) and not isinstance(read, PlaywrightError):
-                    raise read
+            # Containers without frames are read together: the renderer runs the reads one after
+            # another, the round trips overlap. Playwright drops a frame's content from reads that
+            # overlap, so containers holding an iframe are read one by one, last.
+            plain = [s for s in scopes if s not in framed]
+            order = plain + [s for s in scopes if s in framed]
+            reads = list(await asyncio.gather(*(self._read(page, s) for s in plain)))
+            for scope in order[len(plain):]:
+                reads.append(await self._read(page, scope))
+            scopes = tuple(order)
         if not scopes or any(isinstance(read, PlaywrightError) for read in reads):
             # A container that went away between the walk and the read: the whole document.
             snapshot = await page.aria_snapshot(mode="ai", boxes=True)
@@ -247,11 +250,20 @@ class RefBook:
                 for ref, el in parse_snapshot(text).items():
                     elements.setdefault(ref, el)
                     owner.setdefault(ref, scope)
+            # Which read ran last is known only when the last one ran alone.
             obs = Observation(id=next(self._ids), url=page.url, elements=elements,
-                              snapshot="\n".join(reads), scopes=owner)
+                              snapshot="\n".join(reads), scopes=owner,
+                              last_scope=scopes[-1] if scopes[-1] in framed or len(scopes) == 1 else "")
         obs.cost_ms = (time.perf_counter() - t0) * 1000
         self.current, self._spent = obs, False
         return obs
+
+    @staticmethod
+    async def _read(page: Page, scope: str) -> str | PlaywrightError:
+        try:
+            return await page.locator(scope).aria_snapshot(mode="ai", boxes=True, timeout=2000)
+        except PlaywrightError as exc:
+            return exc
 
     def resolve(self, ref: str, observation_id: int) -> Element:
         current = self.current

@@ -46,6 +46,10 @@ PAGE = """<!doctype html><html><body style="margin:0;font:16px sans-serif">
 ITEMS = "".join(f'<li id="li{i}" class="row r{i}"><a href="#p{i}">Lamp {i}</a> '
                 f'<button type="button" class="add">Add lamp {i}</button></li>' for i in range(50))
 
+# The same page with a same-origin frame in view, above the form.
+FRAMED = PAGE.replace('<main id="m-3"', '<iframe srcdoc="<button>Pay now</button>" width="300" height="60">'
+                      '</iframe><main id="m-3"')
+
 # Pages served by a FixtureServer from a temporary site folder (main and alt origins).
 SITE = {
     "a.html": "<!doctype html><body><h1>Same</h1><a href='b.html'>Next</a><button>Go</button></body>",
@@ -387,10 +391,12 @@ def test_viewport_index_names_the_containers_in_view_and_the_controls_below(chro
         assert "Add lamp 49" in fp.offscreen and "Save" not in fp.offscreen
 
         refs = RefBook()
-        obs = await refs.observe(page, fp.scopes)
-        assert obs.scope == "viewport"
+        obs = await refs.observe(page, fp.scopes, fp.framed)
+        assert obs.scope == "viewport" and len(fp.framed) == 1
         names = {e.name for e in obs.elements.values()}
-        assert {"Save", "Add lamp 0"} <= names and "Add lamp 49" not in names
+        assert {"Save", "Add lamp 0", "Pay now"} <= names and "Add lamp 49" not in names
+        pay = next(e for e in obs.elements.values() if e.name == "Pay now")
+        assert pay.frame != "" and await (await refs.live(page, pay.ref, obs.id)).inner_text() == "Pay now"
         # Refs of two different scopes both act (the second one is read again first).
         save = next(e for e in obs.elements.values() if e.name == "Save")
         lamp = next(e for e in obs.elements.values() if e.name == "Add lamp 0")
@@ -398,7 +404,7 @@ def test_viewport_index_names_the_containers_in_view_and_the_controls_below(chro
         for el in (save, lamp):
             assert await (await refs.live(page, el.ref, obs.id)).get_attribute("type") == "button"
 
-    chromium.run(body, html=PAGE % ITEMS)
+    chromium.run(body, html=FRAMED % ITEMS)
 
 
 def test_viewport_scope_reads_the_document_when_the_target_may_be_below(chromium: _Chromium) -> None:

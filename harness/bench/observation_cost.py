@@ -118,7 +118,7 @@ async def observation(page: Page, subgoal: Subgoal, parts: dict[str, float]) -> 
     fp = await timed("fingerprint", lambda: fingerprint.take(page))
     t0 = time.perf_counter()
     scopes, _ = viewport_scope.choose(subgoal, fp)
-    obs = await RefBook().observe(page, scopes)
+    obs = await RefBook().observe(page, scopes, fp.framed if fp else frozenset())
     parts["observe"] = (time.perf_counter() - t0) * 1000
     geometry = await timed("frame_geometry", lambda: snapping.frame_geometry(page, obs))
     t0 = time.perf_counter()
@@ -149,6 +149,7 @@ async def measure(page: Page, kind: str, cards: int, parts: dict[str, float],
 
 async def _open(context: BrowserContext, size: int) -> tuple[Page, dict[str, int]]:
     page = await context.new_page()
+    page.set_default_timeout(0)  # a full snapshot of 40,000 elements on a loaded machine takes long
     await page.set_content(page_html(size), wait_until="load")
     counts = await page.evaluate("""() => ({
         elements: document.querySelectorAll('*').length,
