@@ -30,9 +30,12 @@ def test_catalogue_covers_every_case() -> None:
         assert (sites / site / "README.md").is_file(), f"sites/{site} has no README.md"
 
 
-def test_oracle_solves_everything_and_naive_falls_in_every_trap(tmp_path: Path) -> None:
-    episodes = prove([], [0, 1, 2], tmp_path)
+# Seed 0 in `make test`; seeds 1 and 2 in `make test-all` (the CI suite keeps to its time budget).
+@pytest.mark.parametrize("seeds", [pytest.param([0], id="seed0"),
+                                   pytest.param([1, 2], id="seeds1-2", marks=pytest.mark.slow)])
+def test_oracle_solves_everything_and_naive_falls_in_every_trap(tmp_path: Path, seeds: list[int]) -> None:
+    episodes = prove([], seeds, tmp_path)
     assert set(episodes.config_name) == {"oracle", "naive_text"}
     assert violations(episodes) == []
     traps = episodes[(episodes.config_name == "naive_text") & (episodes.naive_trap != "")]
-    assert len(traps) >= 25 * 3
+    assert len(traps) >= 25 * len(seeds)
