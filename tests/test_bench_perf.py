@@ -10,9 +10,12 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
+from synthetic_runs import episode
 
 from harness.bench import concurrency, machine, memory, overhead, peer_browsergym
+from harness.traces import TraceWriter
 
 MIB = 2**20
 BGYM_PYTHON = Path(os.environ.get("BGYM_PYTHON", "/work/bgym-venv/bin/python"))
@@ -82,6 +85,20 @@ def test_memory_growth_compares_readings_after_few_and_many_episodes() -> None:
     assert summary["episodes_per_minute"] == {"first": pytest.approx(30.0), "last": pytest.approx(30.0)}
     [check] = memory.targets(summary)
     assert check["holds"] is True and check["measured"] == pytest.approx(1105 / 1005)
+
+
+def test_combining_traces_is_paced_by_its_own_cost(tmp_path: Path) -> None:
+    """Every part is on disk as its episode ends; the combined file, which rereads them all, is
+    rebuilt less often as it gets slower, so a long run does not spend its time combining."""
+    writer = TraceWriter(tmp_path, {"config_name": "full"}, combine_every_s=0.0)
+    writer.add_episode(episode("full", "a", 0, True, 1, ["ci"]), [])
+    assert len(pd.read_parquet(tmp_path / "episodes.parquet")) == 1
+    writer._combine_s = 60.0  # as if the last combine had taken a minute
+    writer.add_episode(episode("full", "a", 1, True, 1, ["ci"]), [])
+    assert len(list((tmp_path / ".parts").glob("episodes-*.parquet"))) == 2
+    assert len(pd.read_parquet(tmp_path / "episodes.parquet")) == 1
+    writer.combine()
+    assert len(pd.read_parquet(tmp_path / "episodes.parquet")) == 2
 
 
 @pytest.mark.slow
