@@ -2,7 +2,7 @@
 Playwright with the task's known selectors, measured in the same run:
 
     python -m harness.bench.overhead [--suite ci | --tasks ID_OR_GLOB ...] [--rounds N] [--seed S] [--warmup 1]
-                                     [--out FILE.json] [--plot FILE.png]
+                                     [--arm NAME=OVERRIDE,...] [--out FILE.json] [--plot FILE.png]
 
 Arms, each one episode of the same task and seed through `harness.episode.run_episode` on one
 shared Chromium and fixture server, one episode at a time:
@@ -14,7 +14,9 @@ shared Chromium and fixture server, one episode at a time:
 - none: the grounding agent with `perception=none` (the accessibility tree alone);
 - synthetic: the grounding agent with `perception=synthetic` at its default zero latency.
 The agent arms run with the default config (`agent=full`, `worker=scripted`, the default trace
-settings: a Playwright trace recorded and kept for failed episodes only).
+settings: a Playwright trace recorded and kept for failed episodes only). `--arm NAME=OVERRIDES`
+adds an agent arm with other overrides, to see what a setting costs (e.g. `--arm
+lean=perception=none,trace.playwright=false,trace.screenshots=none`).
 
 A *step* is one subgoal of the task's plan: every arm does the same task, so time per step is the
 episode's wall time over the plan's length and the per-step ratio of an arm to the floor equals
@@ -26,7 +28,7 @@ pairs where both episodes succeeded, so load from other work mostly cancels. For
 the JSON also splits the episode into the agent's stage timings (steps.parquet's `*_ms` columns)
 and what lies outside the steps (context, start page and settle, final settle, verdict, trace).
 
-Project target: harness time per step at most 1.5x the floor, for both agent arms."""
+Project target: harness time per step at most 1.5x the floor, for every agent arm."""
 
 from __future__ import annotations
 
@@ -54,23 +56,23 @@ ARMS = {
     "none": ["perception=none"],
     "synthetic": ["perception=synthetic"],
 }
-AGENT_ARMS = ("none", "synthetic")
 TARGET = 1.5  # harness time per step / floor time per step, at most
 STAGES = ("observe_ms", "perceive_ms", "vision_wait_ms", "enrich_ms", "rank_ms", "choose_ms",
           "resolve_ms", "act_ms", "validate_ms")
 
 
-def arm_configs(suite: str, tasks: Sequence[str]) -> dict[str, RunConfig]:
+def arm_configs(suite: str, tasks: Sequence[str], arms: dict[str, list[str]]) -> dict[str, RunConfig]:
     chosen = machine.selection(suite, tasks)
-    return {arm: compose_run_config([*chosen, *overrides])[0] for arm, overrides in ARMS.items()}
+    return {arm: compose_run_config([*chosen, *overrides])[0] for arm, overrides in arms.items()}
 
 
-async def run(suite: str, tasks: Sequence[str], rounds: int, seed: int, warmup: int = 1) -> dict[str, Any]:
-    configs = arm_configs(suite, tasks)
+async def run(suite: str, tasks: Sequence[str], rounds: int, seed: int, warmup: int = 1,
+              extra: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    configs = arm_configs(suite, tasks, {**ARMS, **(extra or {})})
     selected = [t for t in suite_tasks(configs["floor"]) if t.oracle]
     if not selected:
         raise SystemExit(f"no task with oracle steps in suite {suite} / tasks {list(tasks)}")
-    arms = list(ARMS)
+    arms = list(configs)
     samples: list[dict[str, Any]] = []
     with FixtureServer() as server, tempfile.TemporaryDirectory() as tmp:
         async with async_playwright() as pw:
@@ -100,7 +102,7 @@ async def run(suite: str, tasks: Sequence[str], rounds: int, seed: int, warmup: 
                 browser_version = browser.version
             finally:
                 await browser.close()
-    return {"tasks": [t.id for t in selected], "rounds": rounds, "seed": seed, "samples": samples,
+    return {"tasks": [t.id for t in selected], "arms": arms, "rounds": rounds, "seed": seed, "samples": samples,
             "browser_version": browser_version,
             "load_average": {"before": load_before, "after": load_after}}
 
@@ -109,14 +111,14 @@ def summarise(raw: dict[str, Any]) -> dict[str, Any]:
     """Per-arm medians and ratios to the floor, overall and per task, from the raw samples."""
     by_key = {(s["arm"], s["task_id"], s["round"]): s for s in raw["samples"]}
     arms: dict[str, Any] = {}
-    for arm in ARMS:
+    for arm in raw["arms"]:
         mine = [s for s in raw["samples"] if s["arm"] == arm]
         ok = [s for s in mine if s["success"]]
         per_step = [s["wall_ms"] / s["plan_steps"] for s in ok]
         entry: dict[str, Any] = {"episodes": len(mine), "successes": len(ok),
                                  "ms_per_step": statistics.median(per_step) if per_step else None,
                                  "ms_per_episode": statistics.median(s["wall_ms"] for s in ok) if ok else None}
-        if arm in AGENT_ARMS:
+        if arm != "floor":
             pairs = [(s, by_key[("floor", s["task_id"], s["round"])]) for s in ok
                      if by_key[("floor", s["task_id"], s["round"])]["success"]]
             ratios = [s["wall_ms"] / f["wall_ms"] for s, f in pairs]
@@ -140,7 +142,7 @@ def targets(arms: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"target": f"{arm}: harness time per step <= {TARGET:g}x the floor",
              "measured": arms[arm]["ratio_to_floor"],
              "holds": arms[arm]["ratio_to_floor"] is not None and arms[arm]["ratio_to_floor"] <= TARGET}
-            for arm in AGENT_ARMS]
+            for arm in arms if arm != "floor"]
 
 
 def render(arms: dict[str, Any], checks: list[dict[str, Any]], meta: dict[str, Any]) -> str:
@@ -153,7 +155,7 @@ def render(arms: dict[str, Any], checks: list[dict[str, Any]], meta: dict[str, A
         ratio = a.get("ratio_to_floor")
         lines.append(f"{arm:<10} {a['successes']:>3}/{a['episodes']:<3} {a['ms_per_step'] or 0:>9.0f} "
                      f"{a['ms_per_episode'] or 0:>11.0f} {'' if ratio is None else f'{ratio:.2f}':>8}")
-    for arm in AGENT_ARMS:
+    for arm in list(arms)[1:]:
         parts = arms[arm].get("breakdown_ms_per_episode")
         if parts:
             top = sorted(parts.items(), key=lambda kv: -kv[1])
@@ -171,11 +173,12 @@ def plot(arms: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 3.6), constrained_layout=True)
-    tasks = sorted({t for arm in AGENT_ARMS for t in arms[arm].get("per_task_ratio", {})})
-    width = 0.4
-    for i, arm in enumerate(AGENT_ARMS):
+    agent_arms = [arm for arm in arms if arm != "floor"]
+    tasks = sorted({t for arm in agent_arms for t in arms[arm].get("per_task_ratio", {})})
+    width = 0.8 / len(agent_arms)
+    for i, arm in enumerate(agent_arms):
         ratios = arms[arm].get("per_task_ratio", {})
-        ax.bar([k + (i - 0.5) * width for k in range(len(tasks))], [ratios.get(t, 0) for t in tasks],
+        ax.bar([k + (i - (len(agent_arms) - 1) / 2) * width for k in range(len(tasks))], [ratios.get(t, 0) for t in tasks],
                width, label=f"{arm} (median {arms[arm]['ratio_to_floor'] or 0:.2f})", color=f"C{i}")
     ax.axhline(TARGET, color="grey", linestyle="--", linewidth=1)
     ax.axhline(1, color="black", linewidth=0.8)
@@ -193,10 +196,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (after the warm-up)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--warmup", type=int, default=1, help="untimed episodes per arm before the rounds")
+    parser.add_argument("--arm", action="append", default=[], metavar="NAME=OVERRIDE[,OVERRIDE...]",
+                        help="one more agent arm, e.g. lean=perception=none,trace.playwright=false")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.warmup < 0:
         parser.error("--rounds must be >= 1 and --warmup >= 0")
-    raw = asyncio.run(run(args.suite, args.tasks, args.rounds, args.seed, args.warmup))
+    extra = {name: overrides.split(",") for name, _, overrides in (a.partition("=") for a in args.arm)}
+    if any(name in ARMS or not name for name in extra):
+        parser.error(f"--arm needs NAME=OVERRIDES with a NAME other than {', '.join(ARMS)}")
+    raw = asyncio.run(run(args.suite, args.tasks, args.rounds, args.seed, args.warmup, extra))
     arms = summarise(raw)
     checks = targets(arms)
     meta = {**machine.facts(), "browser_version": raw["browser_version"], "tasks": raw["tasks"],
