@@ -46,8 +46,8 @@ def test_overhead_at_its_smallest_size(tmp_path: Path) -> None:
                                                      (wall["none"] / wall["floor"], wall["synthetic"] / wall["floor"])]
 
 
-def _level_run(rnd: int, level: int, rate: float, peak: float) -> dict[str, Any]:
-    return {"round": rnd, "level": level, "episodes": 4, "successes": 4, "episodes_per_minute": rate,
+def _level_run(rnd: int, level: int, rate: float, peak: float, successes: int = 4) -> dict[str, Any]:
+    return {"round": rnd, "level": level, "episodes": 4, "successes": successes, "episodes_per_minute": rate,
             "process_episodes_per_minute": rate / 2, "peak_tree_mib": peak, "peak_tree_pss_mib": peak / 2,
             "peak_python_mib": 150.0}
 
@@ -67,6 +67,9 @@ def test_concurrency_speedups_are_same_round_ratios_and_memory_is_a_slope() -> N
     assert "suggested default concurrency: 2" in concurrency.render(summary, {
         **machine.facts(), "suite": "ci", "seeds": 1, "rounds": 2,
         "load_average": {"before": (1, 1, 1), "after": (2, 2, 2)}})
+    # a faster level that loses episodes is never suggested
+    lossy = [_level_run(0, 1, 10.0, 1000), _level_run(0, 2, 12.0, 1300), _level_run(0, 4, 20.0, 1900, 3)]
+    assert concurrency.summarise(lossy, [1, 2, 4])["suggested_concurrency"] == 2
 
 
 def _sample(t: float, episodes: int, tree_mib: float) -> dict[str, Any]:

@@ -18,8 +18,9 @@ and trace combining included); the peak of each RSS. Each round runs every level
 order rotated from round to round; a level's *speed-up* is the median over rounds of (its
 episodes per minute / those of one concurrent episode in the same round), so load from other work
 mostly cancels. Memory per concurrent episode is the least-squares slope of peak memory (Python
-and browser, RSS and PSS) against the level. The suggested default is the smallest level whose speed-up is within
-5% of the best one: more concurrency than that only costs memory."""
+and browser, RSS and PSS) against the level. The suggested default is, among the levels that
+succeed on as many episodes as the lowest level (concurrency must not cost correctness), the
+smallest whose speed-up is within 5% of the best of them: more than that only costs memory."""
 
 from __future__ import annotations
 
@@ -94,8 +95,12 @@ def summarise(runs: list[dict[str, Any]], levels: Sequence[int]) -> dict[str, An
             "peak_tree_pss_mib": statistics.median(r["peak_tree_pss_mib"] for r in mine),
             "peak_python_mib": statistics.median(r["peak_python_mib"] for r in mine),
         })
-    best = max(r["speedup"] for r in rows)
-    suggested = min(r["level"] for r in rows if r["speedup"] >= best * (1 - NEAR_BEST))
+    # Concurrency must not cost episodes: only levels whose success rate is as good as the lowest
+    # level's are candidates, then the smallest one that is nearly as fast as the fastest of them.
+    base_rate = rows[0]["successes"] / rows[0]["episodes"]
+    safe = [r for r in rows if r["successes"] / r["episodes"] >= base_rate]
+    best = max(r["speedup"] for r in safe)
+    suggested = min(r["level"] for r in safe if r["speedup"] >= best * (1 - NEAR_BEST))
     xs = [r["level"] for r in runs]
     return {"rows": rows, "mib_per_concurrent_episode": _slope(xs, [r["peak_tree_mib"] for r in runs]),
             "pss_mib_per_concurrent_episode": _slope(xs, [r["peak_tree_pss_mib"] for r in runs]), "suggested_concurrency": suggested,
