@@ -9,7 +9,8 @@ GATE_RUN := $(BIN)/groundbench suite=ci perception=synthetic 'seeds=[0,1]' trace
 GATE_DIR ?= runs/gate
 BASELINE := tests/baselines/ci.json
 
-.PHONY: setup browser run test test-all unit gate ci-baseline report lint proof clean
+.PHONY: setup browser run test test-all unit gate ci-baseline report lint proof clean \
+	bench-overhead bench-concurrency bench-memory bench-peer bgym-venv
 
 setup: $(VENV)/.installed browser
 
@@ -55,6 +56,29 @@ lint: setup
 
 proof: setup
 	$(BIN)/python -m harness.proof $(ARGS)
+
+# Performance benchmarks (README, "Performance"): figures into runs/bench/NAME.json and .png.
+bench-overhead: setup
+	$(BIN)/python -m harness.bench.overhead --plot runs/bench/overhead.png $(ARGS)
+
+bench-concurrency: setup
+	$(BIN)/python -m harness.bench.concurrency --plot runs/bench/concurrency.png $(ARGS)
+
+bench-memory: setup
+	$(BIN)/python -m harness.bench.memory --plot runs/bench/memory.png $(ARGS)
+
+# BrowserGym, the peer, in a venv of its own: never a dependency of groundbench.
+BGYM_VENV ?= /work/bgym-venv
+
+$(BGYM_VENV)/.installed:
+	$(PYTHON) -m venv $(BGYM_VENV)
+	$(BGYM_VENV)/bin/pip install -q browsergym-miniwob==0.14.3 miniwob==1.1.0
+	touch $@
+
+bgym-venv: $(BGYM_VENV)/.installed
+
+bench-peer: setup bgym-venv
+	$(BIN)/python -m harness.bench.peer_browsergym --bgym-python $(BGYM_VENV)/bin/python $(ARGS)
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -35,9 +35,7 @@ observation / screenshot <= 2 at every size measured (the step whose target is i
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import os
 import platform
 import random
@@ -54,6 +52,7 @@ from playwright.async_api import BrowserContext, Page, async_playwright
 from agents import fingerprint, snapping, viewport_scope
 from agents.observation import RefBook
 from agents.perception.visible_geometry import read_regions
+from harness.bench import output
 from harness.browser import BrowserSettings, launch
 from tasks.schema import Subgoal
 
@@ -281,19 +280,13 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
                    xytext=(2, -11), fontsize=8, color="grey")
     ratio.set_ylabel("median ratio to the screenshot (same round)")
     ratio.set_title("relative to one viewport screenshot")
-    cost.legend(fontsize=8)
-    ratio.legend(fontsize=8)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    output.save_figure(fig, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.bench.observation_cost", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = output.parser("observation_cost", __doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 40_000])
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (after one warm-up)")
-    parser.add_argument("--out", type=Path, default=Path("runs/bench/observation_cost.json"))
-    parser.add_argument("--plot", type=Path, default=None, help="also draw cost and ratios vs size")
     args = parser.parse_args(argv)
     if args.repeats < 1 or any(s < 100 for s in args.sizes):
         parser.error("--repeats must be >= 1 and every size >= 100")
@@ -306,12 +299,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "repeats": args.repeats, "cpus": os.cpu_count(), "platform": platform.platform(),
             "python": platform.python_version(), "load_average": raw["load_average"]}
     print(render(rows, checks, meta))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"meta": meta, "rows": rows, "targets": checks,
-                                    "samples": raw["samples"], "parts": raw["parts"]}, indent=1))
-    if args.plot:
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
-        plot(rows, args.plot)
+    output.write(args, {"meta": meta, "rows": rows, "targets": checks, "samples": raw["samples"],
+                        "parts": raw["parts"]}, lambda path: plot(rows, path))
     return 0
 
 

@@ -1,0 +1,239 @@
+"""groundbench against a peer, BrowserGym, on the same MiniWoB tasks, side by side in one run:
+episodes per minute and observation cost per step.
+
+    python -m harness.bench.peer_browsergym [--bgym-python /work/bgym-venv/bin/python]
+        [--tasks click-button click-link enter-text] [--seeds 0 1 2] [--rounds 3]
+        [--only browsergym] [--out FILE.json]
+
+BrowserGym (`browsergym-miniwob` 0.14.3) lives in its own venv, never in groundbench's:
+`make bgym-venv` builds it (`python3 -m venv /work/bgym-venv && /work/bgym-venv/bin/pip install
+browsergym-miniwob==0.14.3 miniwob==1.1.0`). Its Playwright 1.44 looks for
+`chromium-1117/chrome-linux/chrome` under PLAYWRIGHT_BROWSERS_PATH; this benchmark writes a
+wrapper there (runs/bench/bgym-browsers) that execs Debian's Chromium with the usual flags, and
+serves the `miniwob` package's html over http on loopback for MINIWOB_URL.
+
+Each side is one child process, timed from start to exit (imports, browser start-up and
+everything else included) on the same episodes, tasks x seeds:
+- browsergym: `harness/bench/peer_browsergym_side.py` run by the BrowserGym venv's python: its
+  own environment with its defaults and a trivial one-step agent (see that file); observation cost
+  is every `_get_obs` call (DOM snapshot, accessibility tree, screenshot, element properties);
+- groundbench: `groundbench suite=miniwob 'suite.ids=[miniwob.TASK,...]' perception=synthetic`
+  at the default concurrency (one process: one browser, a context per episode) and the default
+  trace settings; observation cost per step is `observe_ms + perceive_ms` (fingerprint and aria
+  snapshot, then the screenshot and the synthetic model at zero latency) from steps.parquet.
+  This side needs groundbench's MiniWoB suite (`conf/suite/miniwob.yaml`); without it the
+  benchmark stops with a clear error, and `--only browsergym` measures the peer alone.
+Each round runs both sides, in an order alternating from round to round. A ratio is the median
+over rounds of the same-round ratio, so load from other work mostly cancels.
+
+Project targets: groundbench episodes per minute at least 5x BrowserGym's, and a lower observation
+cost per step, both measured side by side in one run."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.bench import machine, output
+from harness.browser import CHROMIUM_ARGS, SYSTEM_CHROMIUMS
+from harness.config import CONF
+
+SIDE_SCRIPT = Path(__file__).with_name("peer_browsergym_side.py")
+BGYM_CHROMIUM = "chromium-1117/chrome-linux/chrome"  # where Playwright 1.44 looks for its browser
+DEBIAN_CHROMIUM_BINARY = "/usr/lib/chromium/chromium"
+SIDES = ("browsergym", "groundbench")
+TARGET_RATE = 5.0  # groundbench episodes/min over BrowserGym's, at least
+TARGET_OBS = 1.0  # groundbench observation ms per step over BrowserGym's, below
+
+
+class MissingSuiteError(RuntimeError):
+    """groundbench's MiniWoB suite is not in this checkout."""
+
+
+def chromium_wrapper(root: Path) -> Path:
+    """A PLAYWRIGHT_BROWSERS_PATH whose chromium-1117 is a script that execs the system Chromium."""
+    binary = next((c for c in (DEBIAN_CHROMIUM_BINARY, *SYSTEM_CHROMIUMS) if Path(c).is_file()), None)
+    if binary is None:
+        raise FileNotFoundError(f"no system Chromium at {DEBIAN_CHROMIUM_BINARY} or {SYSTEM_CHROMIUMS}")
+    chrome = root / BGYM_CHROMIUM
+    chrome.parent.mkdir(parents=True, exist_ok=True)
+    flags = " ".join(("--no-sandbox", *CHROMIUM_ARGS))
+    chrome.write_text(f'#!/bin/sh\nexec {binary} {flags} "$@"\n')
+    chrome.chmod(0o755)
+    return root
+
+
+def miniwob_html(python: str) -> Path:
+    """The `miniwob` package's html folder, as installed in the BrowserGym venv."""
+    out = subprocess.run([python, "-c", "import miniwob, os; print(os.path.dirname(miniwob.__file__))"],
+                         capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip()) / "html"
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def static_server(folder: Path) -> Iterator[str]:
+    """Serve a folder over http on loopback; yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def browsergym_side(python: str, tasks: Sequence[str], seeds: Sequence[int], env: dict[str, str],
+                    out: Path) -> dict[str, Any]:
+    cmd = [python, str(SIDE_SCRIPT), "--tasks", *tasks, "--seeds", *map(str, seeds), "--out", str(out)]
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    process_s = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise RuntimeError(f"BrowserGym side failed:\n{done.stderr[-3000:]}")
+    raw = json.loads(out.read_text())
+    eps = raw["episodes"]
+    obs = [ms for e in eps for ms in e["observation_ms"]]
+    return {"side": "browsergym", "episodes": len(eps), "successes": sum(e["reward"] > 0 for e in eps),
+            "process_s": process_s, "episodes_per_minute": 60 * len(eps) / process_s,
+            "observation_ms_per_step": statistics.median(obs), "observations": len(obs),
+            "browser_version": raw["browser_version"], "versions": raw["versions"],
+            "episode_s": [e["wall_s"] for e in eps],
+            "actions": [{k: e[k] for k in ("task", "seed", "action", "reward", "action_error")} for e in eps]}
+
+
+def require_miniwob_suite() -> None:
+    if not (Path(CONF) / "suite" / "miniwob.yaml").is_file():
+        raise MissingSuiteError(
+            "the groundbench side runs `groundbench suite=miniwob`, and this checkout has no MiniWoB "
+            "suite (conf/suite/miniwob.yaml; it is built on branch `miniwob`). Merge it first, or "
+            "measure BrowserGym alone with --only browsergym.")
+
+
+def groundbench_side(tasks: Sequence[str], seeds: Sequence[int], run_dir: Path) -> dict[str, Any]:
+    overrides = ["suite=miniwob", f"suite.ids=[{','.join(f'miniwob.{t}' for t in tasks)}]", "suite.tags=[]",
+                 "perception=synthetic", f"seeds=[{','.join(map(str, seeds))}]"]
+    sampled = machine.run_sampled(overrides, run_dir)
+    eps = pd.read_parquet(run_dir / "episodes.parquet")
+    steps = pd.read_parquet(run_dir / "steps.parquet")
+    obs = steps.observe_ms + steps.perceive_ms
+    return {"side": "groundbench", "episodes": len(eps), "successes": int(eps.success.sum()),
+            "process_s": sampled["wall_s"], "episodes_per_minute": 60 * len(eps) / sampled["wall_s"],
+            "observation_ms_per_step": float(obs.median()), "observations": len(obs),
+            "overrides": overrides, "episode_s": eps.wall_s.tolist()}
+
+
+def run(python: str, tasks: Sequence[str], seeds: Sequence[int], rounds: int,
+        sides: Sequence[str]) -> list[dict[str, Any]]:
+    results = []
+    serving = static_server(miniwob_html(python)) if "browsergym" in sides else nullcontext("")
+    with tempfile.TemporaryDirectory() as tmp, serving as base:
+        env = {**os.environ, "MINIWOB_URL": f"{base}miniwob/",
+               "PLAYWRIGHT_BROWSERS_PATH": str(chromium_wrapper(Path("runs/bench/bgym-browsers").resolve()))}
+        for rnd in range(rounds):
+            order = list(sides) if rnd % 2 == 0 else list(reversed(sides))
+            for side in order:
+                where = Path(tmp) / f"{side}-{rnd}"
+                out = browsergym_side(python, tasks, seeds, env, where.with_suffix(".json")) \
+                    if side == "browsergym" else groundbench_side(tasks, seeds, where)
+                out["load_average"] = machine.facts()["load_average"]
+                print(f"round {rnd} {side}: {out['episodes_per_minute']:.1f} episodes/min, observation "
+                      f"{out['observation_ms_per_step']:.0f} ms/step, load {out['load_average'][0]:.1f}",
+                      file=sys.stderr)
+                results.append({"round": rnd, **out})
+    return results
+
+
+def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
+    sides = {}
+    for side in SIDES:
+        mine = [r for r in results if r["side"] == side]
+        if mine:
+            sides[side] = {"runs": len(mine), "episodes": sum(r["episodes"] for r in mine),
+                           "successes": sum(r["successes"] for r in mine),
+                           "episodes_per_minute": statistics.median(r["episodes_per_minute"] for r in mine),
+                           "observation_ms_per_step": statistics.median(r["observation_ms_per_step"] for r in mine)}
+    ratios: dict[str, float | None] = {"episodes_per_minute": None, "observation_ms_per_step": None}
+    if len(sides) == 2:
+        by = {(r["round"], r["side"]): r for r in results}
+        rounds = sorted({r["round"] for r in results})
+        for key in ratios:
+            ratios[key] = statistics.median(by[(n, "groundbench")][key] / by[(n, "browsergym")][key] for n in rounds)
+    return {"sides": sides, "ratios_groundbench_to_browsergym": ratios}
+
+
+def targets(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    rate = summary["ratios_groundbench_to_browsergym"]["episodes_per_minute"]
+    obs = summary["ratios_groundbench_to_browsergym"]["observation_ms_per_step"]
+    return [{"target": f"groundbench episodes per minute >= {TARGET_RATE:g}x BrowserGym's", "measured": rate,
+             "holds": None if rate is None else rate >= TARGET_RATE},
+            {"target": "groundbench observation cost per step below BrowserGym's (ratio < 1)", "measured": obs,
+             "holds": None if obs is None else obs < TARGET_OBS}]
+
+
+def render(summary: dict[str, Any], checks: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    load = meta["load_average"]
+    lines = [(f"groundbench against BrowserGym on MiniWoB {', '.join(meta['tasks'])} x seeds {meta['seeds']}, "
+             f"{meta['rounds']} rounds, {meta['cpus']} cpus, {meta['memory_gib']} GiB, load average "
+             f"{load['before'][0]:.1f} -> {load['after'][0]:.1f}"), "medians over rounds", "",
+             f"{'side':<12} {'ok':>9} {'episodes/min':>13} {'observation ms/step':>20}"]
+    for side, s in summary["sides"].items():
+        lines.append(f"{side:<12} {s['successes']:>4}/{s['episodes']:<4} {s['episodes_per_minute']:>13.1f} "
+                     f"{s['observation_ms_per_step']:>20.0f}")
+    lines += ["", "targets (groundbench / BrowserGym, median of same-round ratios):"]
+    for c in checks:
+        state = "not measured" if c["holds"] is None else "holds" if c["holds"] else "DOES NOT HOLD"
+        value = "missing" if c["measured"] is None else f"{c['measured']:.2f}"
+        lines.append(f"  {state:<13} {c['target']} (measured {value})")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = output.parser("peer_browsergym", __doc__, plot=False)
+    parser.add_argument("--bgym-python", default=os.environ.get("BGYM_PYTHON", "/work/bgym-venv/bin/python"))
+    parser.add_argument("--tasks", nargs="+", default=["click-button", "click-link", "enter-text"])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", choices=SIDES, default=None, help="measure one side alone")
+    args = parser.parse_args(argv)
+    sides = [args.only] if args.only else list(SIDES)
+    try:
+        if "groundbench" in sides:
+            require_miniwob_suite()
+    except MissingSuiteError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not Path(args.bgym_python).is_file() and "browsergym" in sides:
+        parser.error(f"no BrowserGym python at {args.bgym_python}: run `make bgym-venv` or pass --bgym-python")
+    load_before = machine.facts()["load_average"]
+    results = run(args.bgym_python, args.tasks, args.seeds, args.rounds, sides)
+    summary = summarise(results)
+    checks = targets(summary)
+    meta = {**machine.facts(), "tasks": args.tasks, "seeds": args.seeds, "rounds": args.rounds, "sides": sides}
+    meta["load_average"] = {"before": load_before, "after": meta["load_average"]}
+    print(render(summary, checks, meta))
+    output.write(args, {"meta": meta, **summary, "targets": checks, "runs": results})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
