@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 
 from agents.brief import StepRecord
 
-SCHEMA_VERSION = 1
+# 2: episodes carry raw_reward (MiniWoB).
+SCHEMA_VERSION = 2
 METADATA_KEY = b"groundbench"
 PARTS = ".parts"
 
@@ -51,6 +52,9 @@ EPISODES_SCHEMA = pa.schema(list(EPISODE_KEYS) + [
     ("wall_s", pa.float64()),
     ("failure", pa.string()),
     ("out_of_scope_requests", pa.int64()),
+    # MiniWoB's own raw reward (WOB_RAW_REWARD_GLOBAL) once its episode ended; null for fixture
+    # tasks and for MiniWoB episodes that never ended.
+    ("raw_reward", pa.float64()),
     ("failure_detail", pa.string()),
     ("started_at", pa.float64()),
 ])

@@ -91,13 +91,22 @@ class EpisodeStore:
 class FixtureServer:
     """Three loopback HTTP servers (origins main, alt, offsite) over the same site folders."""
 
-    def __init__(self, extra_dirs: Iterable[str | Path] = (), host: str = "127.0.0.1") -> None:
+    def __init__(self, extra_dirs: Iterable[str | Path] = (), host: str = "127.0.0.1",
+                 mounts: dict[str, Path] | None = None) -> None:
+        """`mounts` serves other folders under a name, e.g. {"miniwob": <package html>} serves
+        its files at /miniwob/..."""
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError(f"fixture server binds loopback only, not {host!r}")
         self.host = host
         self.token = secrets.token_hex(16)
         self.store = EpisodeStore()
         self.site_dirs = self._collect_sites([SITES_ROOT, *map(Path, extra_dirs)])
+        for name, folder in (mounts or {}).items():
+            if name in self.site_dirs:
+                raise ValueError(f"mount {name!r} would hide the site folder {self.site_dirs[name]}")
+            if not Path(folder).is_dir():
+                raise FileNotFoundError(f"mounted folder {folder} does not exist")
+            self.site_dirs[name] = Path(folder).resolve()
         self._servers: dict[str, ThreadingHTTPServer] = {}
         self._threads: list[threading.Thread] = []
 
