@@ -102,6 +102,11 @@ class Outcome:
 
 
 StepSink = Callable[[StepRecord], Awaitable[None] | None]
+# Some suites know the plan only once the start page shows it (MiniWoB's utterance): given the
+# loaded start page and the brief so far, the brief to follow.
+Prepare = Callable[[Page, Brief], Awaitable[Brief]]
+# The environment's own end-of-episode signal (MiniWoB ends an episode on a wrong click).
+EpisodeOver = Callable[[Page], Awaitable[bool]]
 
 
 def _ms(t0: float) -> float:
@@ -129,9 +134,11 @@ class GroundingAgent:
         self.screenshots: dict[int, bytes] = {}
         self._last_som: tuple[int, tuple] | None = None
         self.history: list[str] = []
+        self._revealed: set[str] = set()
 
     # ---- episode -------------------------------------------------------------------------
-    async def run(self, page: Page, brief: Brief, on_step: StepSink) -> Outcome:
+    async def run(self, page: Page, brief: Brief, on_step: StepSink, prepare: Prepare | None = None,
+                  episode_over: EpisodeOver | None = None) -> Outcome:
         cfg = self.config
         if cfg.navigation_guard:
             self.guard = NavigationGuard(list(brief.allowed_origins))
@@ -139,6 +146,9 @@ class GroundingAgent:
         await page.context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
         await page.goto(brief.start_url)
         await self._settle(page)
+        if prepare is not None:
+            brief = await prepare(page, brief)
+            await self._settle(page)
         shortcut = DirectNavigation(brief) if cfg.direct_navigation and brief.url_grammar and \
             brief.url_grammar.replaces else None
         index, last_error = 0, ""
@@ -155,12 +165,18 @@ class GroundingAgent:
             else:
                 advanced = await self._step(page, brief, subgoal, rec, step)
                 index += advanced
+                if advanced:
+                    self._revealed.clear()
                 if advanced and self.dead_guard is not None:
                     self.dead_guard.next_subgoal()
             last_error = rec.error_type or last_error
             result = on_step(rec)
             if result is not None:
                 await result
+            if episode_over is not None and await episode_over(page):
+                await self._stop_prefetch()
+                return Outcome(steps=step + 1, plan_done=index >= len(brief.plan),
+                               last_error_type=last_error, screenshots=self._screenshots())
         await self._stop_prefetch()
         return Outcome(steps=brief.max_steps, plan_done=index >= len(brief.plan),
                        last_error_type=last_error, screenshots=self._screenshots())
@@ -218,6 +234,9 @@ class GroundingAgent:
             rec.effective = True
             return 1
         if decision.reply is None or (decision.mark is None and decision.reply.point is None):
+            if subgoal.reveal and await self._reveal(page, brief, subgoal, marks, dead, geometry,
+                                                     obs, fp_before, rec, step):
+                return 0
             if isinstance(self.worker, ScriptedWorker) and await self._explore(page, fp_before, rec):
                 return 0
             if not rec.error_type:
@@ -286,6 +305,29 @@ class GroundingAgent:
         rec.effective = fp_before is None or fp_after is None or bool(fp_before.differs(fp_after))
         rec.effect = "scrolled_into_view"
         return 0
+
+    async def _reveal(self, page: Page, brief: Brief, subgoal: Subgoal, marks: list[Mark],
+                      dead: frozenset[str], geometry: dict, obs: Observation,
+                      fp_before: fingerprint.Fingerprint | None, rec: StepRecord, step: int) -> bool:
+        """The target may sit behind a tab, a collapsed section or a folder (the subgoal's
+        `reveal`): open the first such control not opened yet and look again. True when one was
+        opened; the subgoal stays the same either way."""
+        if not isinstance(self.worker, ScriptedWorker):
+            return False
+        closed = [m for m in marks if _opener_key(m) not in self._revealed
+                  and m.states.get("expanded") != "true" and m.states.get("selected") != "true"]
+        opener = self.worker.decide(Subgoal(action="click", target=subgoal.reveal, nth=1), closed,
+                                    dead)
+        if opener.reply is None or opener.mark is None:
+            return False
+        self._revealed.add(_opener_key(opener.mark))
+        mark = opener.mark
+        rec.mark_rank, rec.relevance, rec.source = mark.number, mark.relevance, mark.source
+        rec.target_role, rec.target_name = mark.role, mark.label
+        rec.error_type, rec.error = "", ""
+        await self._act_and_validate(page, brief, subgoal, opener, geometry, obs, fp_before, rec, step)
+        rec.effect = f"revealed: {rec.effect}" if rec.effect else "revealed"
+        return True
 
     async def _explore(self, page: Page, fp_before: fingerprint.Fingerprint | None,
                        rec: StepRecord) -> bool:
@@ -561,6 +603,9 @@ class GroundingAgent:
             if self.dead_guard is not None:
                 self.dead_guard.effective()
             return 1
+        if subgoal.once and not rec.error_type:
+            rec.effect = "unseen"  # done once, as asked: a retry would act twice
+            return 1
         return self._no_effect(decision.mark, rec)
 
     def _no_effect(self, mark: Mark | None, rec: StepRecord) -> int:
@@ -688,6 +733,11 @@ class GroundingAgent:
         await page.go_back()
         await self._settle(page)
         return None
+
+
+def _opener_key(mark: Mark) -> str:
+    """A tab or section header by what it says, not where it is: opening one moves the others."""
+    return f"{mark.role}|{mark.label}"
 
 
 def _inside(inner: Box, outer: Box) -> bool:

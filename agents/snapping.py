@@ -44,7 +44,13 @@ _OWNER_JS = r"""
     try { sameOrigin = !!el.contentDocument; } catch (e) {}
     return { iframe: true, sameOrigin, ox, oy, name: el.name || el.id || "" };
   }
-  const owner = el.closest(SEL) || el;
+  let owner = el.closest(SEL) || el;
+  // A pointer cursor that starts below that owner marks a clickable part of it (a link drawn as a
+  // span inside a tab panel): the part is what a click must land on, not the container's centre.
+  const pointer = (n) => n && getComputedStyle(n).cursor === "pointer";
+  for (let n = el; n && n !== owner; n = n.parentElement) {
+    if (pointer(n) && !pointer(n.parentElement)) { owner = n; break; }
+  }
   const r = owner.getBoundingClientRect();
   const pointerish = getComputedStyle(owner).cursor === "pointer";
   return { iframe: false, tag: owner.tagName.toLowerCase(), canvas: owner.tagName === "CANVAS",

@@ -19,8 +19,9 @@ from rich.table import Table
 
 from harness.browser import BrowserNotFoundError
 from harness.config import CONF, RunConfig
-from harness.runner import RunDirInUseError, run, suite_tasks
+from harness.runner import RunDirInUseError, SuiteConfigError, run, suite_tasks
 from tasks.loader import TaskFileError, UnknownTaskError
+from tasks.miniwob.catalog import MiniwobNotInstalledError, MiniwobTask
 
 EXIT_BAD_INPUT = 2
 
@@ -80,11 +81,16 @@ def print_tasks(cfg: RunConfig) -> None:
     for col in ("id", "site", "tags", "steps", "goal"):
         table.add_column(col)
     for t in tasks:
-        table.add_row(t.id, t.site, ", ".join(t.tags), str(len(t.plan)), t.goal)
+        if isinstance(t, MiniwobTask):  # plans come from the utterance each episode shows
+            why = "; ".join(r for r in (t.nondeterministic, t.time_dependent) if r)
+            table.add_row(t.id, "miniwob", ", ".join(t.tags), "-", why)
+        else:
+            table.add_row(t.id, t.site, ", ".join(t.tags), str(len(t.plan)), t.goal)
     Console().print(table)
 
 
-BAD_INPUT = (UsageError, TaskFileError, UnknownTaskError, BrowserNotFoundError, RunDirInUseError)
+BAD_INPUT = (UsageError, TaskFileError, UnknownTaskError, BrowserNotFoundError, RunDirInUseError,
+             SuiteConfigError, MiniwobNotInstalledError)
 FIXES = {
     TaskFileError: "Fix that field in the file (task format: README, \"Your own sites and tasks\"), "
                    "or leave its folder out of tasks.dirs.",

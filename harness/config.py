@@ -24,6 +24,9 @@ class _Frozen(BaseModel):
 
 class SuiteConfig(_Frozen):
     name: str
+    # fixtures: the task files (tasks/fixtures and tasks.dirs); miniwob: the task types generated
+    # from the installed MiniWoB++ package (ids are miniwob.<task type>).
+    source: Literal["fixtures", "miniwob"] = "fixtures"
     ids: list[str] = []
     tags: list[str] = []
     exclude_tags: list[str] = []

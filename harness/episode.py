@@ -21,8 +21,11 @@ from agents.perception.registry import build_backend
 from agents.worker.registry import build_worker
 from harness.browser import new_episode_context
 from harness.config import RunConfig
+from harness.miniwob_episode import MiniwobEpisode, MiniwobPageError, Verdict
 from harness.oracle import run_oracle
 from sites.server import FixtureServer, server_errors
+from tasks.miniwob.catalog import MiniwobTask
+from tasks.miniwob.plans import UtteranceError
 from tasks.schema import Task
 
 
@@ -36,7 +39,7 @@ class EpisodeResult:
     steps: list[dict[str, Any]] = field(default_factory=list)
 
 
-def allowed_origins(task: Task, server: FixtureServer) -> list[str]:
+def allowed_origins(task: Task | MiniwobTask, server: FixtureServer) -> list[str]:
     """Task's allowed_domains with fixture origin names (main, alt, offsite) made concrete."""
     origins = server.origins
     return [origins.get(d, d) for d in task.allowed_domains]
@@ -51,7 +54,9 @@ def brief_for(task: Task, server: FixtureServer, seed: int) -> Brief:
 
 
 def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, last_error: str,
-             out_of_scope: bool = False) -> str:
+             out_of_scope: bool = False, ended_failed: bool = False) -> str:
+    """The failure class; `ended_failed`: the page itself ended the episode with a failing
+    verdict (MiniWoB's reward below full success)."""
     if success:
         return ""
     if crashed:
@@ -60,6 +65,10 @@ def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, las
         return "timeout"
     if out_of_scope:
         return "left_scope"
+    if last_error in ("plan_error", "page_error"):
+        return last_error
+    if ended_failed:
+        return "wrong_target"
     if not plan_done:
         return last_error if last_error in ("stale_ref", "no_target") else "max_steps"
     return "wrong_target"
@@ -77,10 +86,17 @@ async def _close(context: BrowserContext, cfg: RunConfig, trace_path: Path | Non
         pass
 
 
-async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed: int,
+async def run_episode(browser: Browser, server: FixtureServer, task: Task | MiniwobTask, seed: int,
                       cfg: RunConfig, run_dir: Path) -> EpisodeResult:
     episode_id = uuid.uuid4().hex[:16]
-    brief = brief_for(task, server, seed)
+    miniwob = MiniwobEpisode(task, seed, scripted=cfg.worker.name == "scripted") \
+        if isinstance(task, MiniwobTask) else None
+    if miniwob is not None:
+        brief = miniwob.brief(server.origin(), allowed_origins(task, server))
+    else:
+        assert isinstance(task, Task)
+        brief = brief_for(task, server, seed)
+    verdict: Verdict | None = None
     steps: list[StepRecord] = []
     screenshots: dict[int, bytes] = {}
     last_beat = time.monotonic()
@@ -94,22 +110,28 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         steps.append(rec)
 
     async def policy(page: Page) -> tuple[bool, str]:
-        if cfg.policy == "oracle":
+        if cfg.policy in ("oracle", "naive_text"):
+            assert isinstance(task, Task)  # the runner refuses these policies for MiniWoB tasks
             await page.goto(brief.start_url)
-            await run_oracle(page, task, server.origin())
-            return True, ""
-        if cfg.policy == "naive_text":
-            await page.goto(brief.start_url)
-            await run_naive(page, task.plan)
+            if cfg.policy == "oracle":
+                await run_oracle(page, task, server.origin())
+            else:
+                await run_naive(page, task.plan)
             return True, ""
         backend = build_backend(cfg.perception, seed, page)
         worker = build_worker(cfg.worker, prefer_toggle=cfg.agent.compound_split and cfg.agent.enrichment)
-        mode = {"none": "none", "failed": "last", "all": "all"}[cfg.trace.screenshots]
-        agent = GroundingAgent(cfg.agent, worker, backend, screenshots=mode)
-        outcome = await agent.run(page, brief, beat)
+        agent = GroundingAgent(cfg.agent, worker, backend, screenshots=shot_mode)
+        hooks = {"prepare": miniwob.prepare, "episode_over": miniwob.done} if miniwob else {}
+        try:
+            outcome = await agent.run(page, brief, beat, **hooks)
+        except (UtteranceError, MiniwobPageError) as exc:
+            nonlocal detail
+            detail = str(exc)[:300]
+            return False, "plan_error" if isinstance(exc, UtteranceError) else "page_error"
         screenshots.update(outcome.screenshots)
         return outcome.plan_done, outcome.last_error_type
 
+    shot_mode = {"none": "none", "failed": "last", "all": "all"}[cfg.trace.screenshots]
     context = None
     try:
         context = await new_episode_context(browser, cfg.browser.settings(), server.origins,
@@ -128,11 +150,18 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         if not timed_out:
             plan_done, last_error = work.result()
             await asyncio.sleep(cfg.final_settle_ms / 1000)
+            if miniwob is not None:
+                verdict = await miniwob.verdict(page)
     except PlaywrightError as exc:
         crashed = not browser.is_connected()
         detail = str(exc).splitlines()[0][:300]
         last_error = last_error or "action_error"
-    success, failed = task.check(server.store.state(episode_id))
+    if miniwob is not None:
+        success = verdict is not None and verdict.success
+        failed = [verdict.detail] if verdict is not None and verdict.detail else []
+    else:
+        assert isinstance(task, Task)
+        success, failed = task.check(server.store.state(episode_id))
     # Judged from the server's own request log, not from the agent's account of itself.
     allowed = set(allowed_origins(task, server))
     requests = server.store.requests(episode_id)
@@ -152,7 +181,8 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         folder.mkdir(parents=True, exist_ok=True)
         for step, png in screenshots.items():
             (folder / f"step-{step:03d}.png").write_bytes(png)
-    failure = classify(success, timed_out, crashed, plan_done, last_error, bool(out_of_scope))
+    failure = classify(success, timed_out, crashed, plan_done, last_error, bool(out_of_scope),
+                       ended_failed=verdict is not None and verdict.done)
     shown = [detail] if detail else failed if failure else []
     if failure and errors:
         first = errors[0]
@@ -165,6 +195,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task, seed:
         "steps": len(steps), "vision_calls": sum(s.vision_calls for s in steps),
         "wall_s": round(time.perf_counter() - t0, 3), "failure": failure,
         "out_of_scope_requests": len(out_of_scope), "server_errors": len(errors),
+        "raw_reward": verdict.raw_reward if verdict is not None else None,
         "failure_detail": "; ".join(shown), "started_at": started,
     }
     return EpisodeResult(row=row, steps=[s.model_dump() for s in steps])

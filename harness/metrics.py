@@ -15,7 +15,8 @@ import pandas as pd
 from harness.traces import read_metadata
 
 # Tags that select a suite rather than describe a fixture case; left out of per-tag breakdowns.
-SUITE_TAGS = frozenset({"smoke", "ci"})
+# Tags that say which suite a task belongs to, not what makes it hard.
+SUITE_TAGS = frozenset({"smoke", "ci", "miniwob", "planned", "unplanned"})
 EPISODES_FILE = "episodes.parquet"
 STEPS_FILE = "steps.parquet"
 

@@ -24,6 +24,7 @@ from harness.episode import run_episode
 from harness.traces import PARTS, TraceWriter, remove_unfinished
 from sites.server import FixtureServer
 from tasks.loader import FIXTURE_TASKS, load_tasks, select
+from tasks.miniwob.catalog import MOUNT, MiniwobTask, html_root, load_miniwob_tasks
 from tasks.schema import Task
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,9 +37,29 @@ class RunResult:
     episodes: pd.DataFrame
 
 
-def suite_tasks(cfg: RunConfig) -> list[Task]:
-    registry = load_tasks([FIXTURE_TASKS, *cfg.tasks.dirs])
-    return select(registry, cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags)
+class SuiteConfigError(ValueError):
+    """A suite that cannot run with this configuration (found before any browser starts)."""
+
+
+def suite_tasks(cfg: RunConfig) -> list[Task | MiniwobTask]:
+    if cfg.suite.source == "fixtures":
+        registry = load_tasks([FIXTURE_TASKS, *cfg.tasks.dirs])
+        return list(select(registry, cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags))
+    tasks = select(load_miniwob_tasks(), cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags)
+    if cfg.policy != "agent":
+        raise SuiteConfigError(f"policy={cfg.policy} needs ground truth that MiniWoB tasks do not "
+                               "carry; run MiniWoB suites with policy=agent")
+    unplanned = [t.task_type for t in tasks if not t.planned]
+    if unplanned and cfg.worker.name == "scripted":
+        raise SuiteConfigError(
+            f"suite {cfg.suite.name}: no plan builder for {', '.join(unplanned)}; the scripted "
+            "worker follows plans, so run these with worker=openai or leave them out")
+    return list(tasks)
+
+
+def suite_mounts(cfg: RunConfig) -> dict[str, Path]:
+    """Folders the fixture server serves besides the sites: MiniWoB's html for its suite."""
+    return {MOUNT: html_root()} if cfg.suite.source == "miniwob" else {}
 
 
 def git_commit() -> str:
@@ -119,7 +140,7 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
     jobs = [(t, s) for t, s in jobs if (cfg.config_hash, t.id, t.version, s) not in done]
     if cfg.resume:
         remove_unfinished(run_dir)
-    with FixtureServer(cfg.sites.dirs, faults=faults) as server:
+    with FixtureServer(cfg.sites.dirs, faults=faults, mounts=suite_mounts(cfg)) as server:
         async with async_playwright() as pw:
             pool = _BrowserPool(pw, cfg)
             browser = await pool.get()
@@ -136,7 +157,7 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                                        f"{len(jobs)} to run")
             successes = 0
 
-            async def one(task: Task, seed: int) -> None:
+            async def one(task: Task | MiniwobTask, seed: int) -> None:
                 nonlocal successes
                 async with gate:
                     result = await run_episode(await pool.get(), server, task, seed, cfg, run_dir)

@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 
 from agents.brief import StepRecord
 
-SCHEMA_VERSION = 1
+# 2: episodes carry raw_reward (MiniWoB).
+SCHEMA_VERSION = 2
 METADATA_KEY = b"groundbench"
 PARTS = ".parts"
 # Combining rereads every part written so far, so its cost grows with the run (about 3 s at 500
@@ -56,6 +57,9 @@ EPISODES_SCHEMA = pa.schema(list(EPISODE_KEYS) + [
     ("failure", pa.string()),
     ("out_of_scope_requests", pa.int64()),
     ("server_errors", pa.int64()),
+    # MiniWoB's own raw reward (WOB_RAW_REWARD_GLOBAL) once its episode ended; null for fixture
+    # tasks and for MiniWoB episodes that never ended.
+    ("raw_reward", pa.float64()),
     ("failure_detail", pa.string()),
     ("started_at", pa.float64()),
 ])

@@ -35,6 +35,8 @@ from harness.metrics import (
     summarise,
 )
 from harness.traces import TraceFormatError, read_metadata
+from reports.markdown import md_table, pct
+from reports.miniwob_table import miniwob_table
 
 EXIT_BAD_INPUT = 2
 STAGES = ("observe", "perceive", "vision_wait", "enrich", "rank", "choose", "resolve", "act",
@@ -88,10 +90,6 @@ def default_out(dirs: Sequence[Path]) -> Path:
     return first / "report" if not (first / EPISODES_FILE).is_file() else first.parent / "report"
 
 
-def pct(x: float) -> str:
-    return "–" if x is None or math.isnan(x) else f"{100 * x:.0f}%"
-
-
 def interval(mid: float, low: float, high: float, fmt: str = "{:.2f}", scale: float = 1.0,
              signed: bool = False) -> str:
     if mid is None or math.isnan(mid):
@@ -101,19 +99,6 @@ def interval(mid: float, low: float, high: float, fmt: str = "{:.2f}", scale: fl
     if low is None or math.isnan(low) or (low == high == mid):
         return text
     return f"{text} [{fmt.format(low * scale)}, {fmt.format(high * scale)}]"
-
-
-def md_table(frame: pd.DataFrame) -> str:
-    """A DataFrame as a Markdown (GFM) table; numbers right-aligned."""
-    def cell(v: object) -> str:
-        text = "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    cols = [str(c) for c in frame.columns]
-    align = ["---:" if pd.api.types.is_numeric_dtype(frame[c]) else "---" for c in frame.columns]
-    lines = ["| " + " | ".join(cell(c) for c in cols) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
 
 
 def slug(text: str) -> str:
@@ -628,6 +613,13 @@ def build_report(dirs: Sequence[Path], out: Path, opts: Options = Options()) -> 
         wide = wide.reindex(columns=order).astype(object).fillna("–")
         wide.columns = [labels[c] for c in wide.columns]
         md += ["## Success by fixture tag", "", md_table(wide.reset_index()), ""]
+
+    miniwob = miniwob_table(episodes, order)
+    if not miniwob.empty:
+        miniwob.columns = [labels.get(c, c) for c in miniwob.columns]
+        md += ["## MiniWoB++ by task type", "",
+               ("Per task type and config: success rate over seeds (successes/episodes), median "
+                "vision calls and median steps per episode."), "", md_table(miniwob), ""]
 
     md += ["## Stage timing", ""]
     means = stage_means(steps)

@@ -116,10 +116,14 @@ class FixtureServer:
     """Three loopback HTTP servers (origins main, alt, offsite) over the same site folders."""
 
     def __init__(self, extra_dirs: Iterable[str | Path] = (), host: str = "127.0.0.1",
-                 faults: Mapping[str, str] | None = None) -> None:
+                 faults: Mapping[str, str] | None = None,
+                 mounts: dict[str, Path] | None = None) -> None:
         """`faults` is a test-only hook, off by default and out of reach of config and pages:
         {URL path: "500" | "stall"} answers the first GET of that path in each episode with
-        HTTP 500, or holds it open unanswered until the server stops."""
+        HTTP 500, or holds it open unanswered until the server stops.
+
+        `mounts` serves other folders under a name, e.g. {"miniwob": <package html>} serves
+        its files at /miniwob/..."""
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError(f"fixture server binds loopback only, not {host!r}")
         bad = {path: kind for path, kind in (faults or {}).items() if kind not in FAULTS}
@@ -131,6 +135,12 @@ class FixtureServer:
         self.token = secrets.token_hex(16)
         self.store = EpisodeStore()
         self.site_dirs = self._collect_sites([SITES_ROOT, *map(Path, extra_dirs)])
+        for name, folder in (mounts or {}).items():
+            if name in self.site_dirs:
+                raise ValueError(f"mount {name!r} would hide the site folder {self.site_dirs[name]}")
+            if not Path(folder).is_dir():
+                raise FileNotFoundError(f"mounted folder {folder} does not exist")
+            self.site_dirs[name] = Path(folder).resolve()
         self._servers: dict[str, ThreadingHTTPServer] = {}
         self._threads: list[threading.Thread] = []
 

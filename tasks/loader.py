@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import yaml
 from pydantic import ValidationError
@@ -77,13 +77,23 @@ def load_tasks(dirs: Iterable[str | Path]) -> dict[str, Task]:
     return registry
 
 
-def select(registry: dict[str, Task], ids: Sequence[str] = (), tags: Sequence[str] = (),
-           exclude_tags: Sequence[str] = ()) -> list[Task]:
+class Selectable(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def tags(self) -> list[str]: ...
+
+
+T = TypeVar("T", bound=Selectable)
+
+
+def select(registry: dict[str, T], ids: Sequence[str] = (), tags: Sequence[str] = (),
+           exclude_tags: Sequence[str] = ()) -> list[T]:
     """Tasks whose id matches one of `ids` (globs allowed) or that carry one of `tags`.
 
     With neither, every task. An id pattern that matches nothing is an error, so a typo in a
     suite never silently shrinks it."""
-    chosen: dict[str, Task] = {}
+    chosen: dict[str, T] = {}
     for pattern in ids:
         hits = [t for t in registry.values() if fnmatch.fnmatchcase(t.id, pattern)]
         if not hits:

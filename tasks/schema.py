@@ -37,6 +37,12 @@ class Subgoal(_Strict):
     critical: bool = False
     ensure: Literal["checked", "unchecked", "expanded", "collapsed"] | None = Field(
         None, description="the state the target must end in; acting is wrong if it already is")
+    nth: int | None = Field(None, ge=1, description="the nth (1 = first) of the targets that fit "
+                                                   "the description, in reading order")
+    once: bool = Field(False, description="act once even when nothing visible changes: the page "
+                                          "may count the action unseen (a click in a sequence)")
+    reveal: str | None = Field(None, description="controls that may hide the target (tabs, collapsed "
+                                                 "sections, folders): opened one by one until it shows")
 
     @model_validator(mode="after")
     def _arguments_fit_action(self) -> Subgoal:

@@ -21,6 +21,7 @@ ROLE_WORDS = {
     "checkbox": {"checkbox"}, "toggle": {"switch", "checkbox", "button"}, "switch": {"switch"},
     "slider": {"slider"}, "option": {"option", "button", "menuitem", "radio"}, "tab": {"tab"},
     "radio": {"radio"}, "dropdown": {"combobox", "listbox", "button"}, "menu": {"menuitem", "button"},
+    "suggestion": {"option", "menuitem"}, "textbox": {"textbox", "searchbox"},
 }
 ACTION_ROLES = {
     "type": {"textbox", "searchbox", "combobox", "spinbutton"},
@@ -64,7 +65,9 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
         # A short label that says something the description does not ("previous" for a "next"
         # arrow) contradicts it.
         s -= sum(1.0 for w in name_words if w not in desc and w not in STOP_WORDS and len(name_words) <= 4)
-    s += 0.5 * _context_fit(desc, name_words, mark.context)
+    # A control without a name of its own (a text box after a plain "Username" label) is known
+    # by what stands beside it, so its context weighs as much as a name would.
+    s += (1.0 if not name_words else 0.5) * _context_fit(desc, name_words, mark.context)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in words(subgoal.target or "")))
     if mark.role in role_hints:
         s += 0.75
@@ -111,6 +114,8 @@ class ScriptedWorker:
             return Decision(WorkerReply(action=subgoal.action, url=subgoal.url,
                                         direction=subgoal.direction, answer=subgoal.text,
                                         value=subgoal.seconds if subgoal.action == "wait" else None))
+        if subgoal.nth is not None:
+            return self._nth(subgoal, marks, excluded)
         best: tuple[float, Mark] | None = None
         for mark in marks:
             if mark_key(mark) in excluded:
@@ -123,9 +128,47 @@ class ScriptedWorker:
         s, mark = best
         if _state_holds(subgoal, mark):
             return Decision(None, mark, s, satisfied=True)
+        return self._reply(subgoal, mark, s)
+
+    def _nth(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[str]) -> Decision:
+        """"The 2nd text box": the targets whose role the description names (and that show the
+        label, if one is expected), one per element, in reading order; the nth of them."""
+        roles = described_roles(subgoal)
+        seen: set[str] = set()
+        fits = []
+        for mark in marks:
+            if mark_key(mark) in excluded or mark.role not in roles or (
+                    subgoal.label and not label_matches(subgoal.label, mark.label)):
+                continue
+            if mark.ref is not None and mark.ref in seen:
+                continue
+            seen.add(mark.ref or "")
+            fits.append(mark)
+        fits.sort(key=lambda m: (round((m.box.y + m.box.height / 2) / 8), m.box.x))
+        assert subgoal.nth is not None
+        if len(fits) < subgoal.nth:
+            return Decision(None)
+        mark = fits[subgoal.nth - 1]
+        if _state_holds(subgoal, mark):
+            return Decision(None, mark, 1.0, satisfied=True)
+        return self._reply(subgoal, mark, 1.0)
+
+    @staticmethod
+    def _reply(subgoal: Subgoal, mark: Mark, s: float) -> Decision:
         reply = WorkerReply(action=subgoal.action, mark=mark.number, text=subgoal.text,
                             clear=subgoal.clear, then=subgoal.then, value=subgoal.value)
         return Decision(reply, mark, s)
+
+
+def described_roles(subgoal: Subgoal) -> set[str]:
+    """The roles the description names: its first word that names a kind of control ("radio" in
+    "radio button"), or the roles the action needs when no word does."""
+    for word in words(subgoal.target or ""):
+        if word in ROLE_WORDS:
+            roles = ROLE_WORDS[word]
+            allowed = ACTION_ROLES.get(subgoal.action)
+            return roles & allowed if allowed and roles & allowed else roles
+    return set(ACTION_ROLES.get(subgoal.action, ()))
 
 
 def mark_key(mark: Mark) -> str:

@@ -1,0 +1,103 @@
+"""MiniWoB's side of one episode: the page is seeded and started the way miniwob's own environment
+does it (Math.seedrandom, then core.startEpisodeReal) with its episode timer disabled, the plan is
+built from the utterance the page shows, and the verdict is read from MiniWoB's reward globals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from playwright.async_api import Page
+
+from agents.brief import Brief
+from tasks.miniwob.catalog import MiniwobTask
+from tasks.miniwob.plans import build_plan
+from tasks.schema import Subgoal
+
+# setTimeout's largest delay (about 24.8 days): the episode timer is armed, as MiniWoB's reward
+# logic needs, but never fires, so slow perception does not end an episode.
+NO_TIMEOUT_MS = 2**31 - 1
+# Steps an open plan (a worker that plans for itself) may take.
+OPEN_PLAN_STEPS = 15
+
+_READY_JS = """() => typeof core !== 'undefined' && typeof genProblem === 'function'
+  && core.cover_div !== null && core.cover_div !== undefined"""
+
+# What miniwob's SeleniumInstance.begin_task does, plus the disabled timer: seed, then start.
+_START_JS = f"""(seed) => {{
+  Math.seedrandom(seed);
+  core.EPISODE_MAX_TIME = {NO_TIMEOUT_MS};
+  core.startEpisodeReal();
+  core.clearTimer();
+}}"""
+
+_TASK_READY_JS = "() => WOB_TASK_READY === true"
+
+_REWARD_JS = """() => ({done: WOB_DONE_GLOBAL === true, raw: Number(WOB_RAW_REWARD_GLOBAL),
+  reason: WOB_REWARD_REASON === null || WOB_REWARD_REASON === undefined ? ''
+    : String(WOB_REWARD_REASON)})"""
+
+
+class MiniwobPageError(RuntimeError):
+    """The MiniWoB page did not load its core or did not get ready in time."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    success: bool
+    done: bool
+    raw_reward: float | None  # MiniWoB defines it only once the episode is done
+    detail: str
+
+
+def plan_steps(plan: list[Subgoal]) -> int:
+    """A step budget for a plan: two tries per subgoal, more where targets must be revealed."""
+    return 2 * len(plan) + 4 + sum(8 for s in plan if s.reveal)
+
+
+class MiniwobEpisode:
+    def __init__(self, task: MiniwobTask, seed: int, scripted: bool, timeout_ms: int = 10_000) -> None:
+        self.task, self.seed, self.scripted, self.timeout_ms = task, seed, scripted, timeout_ms
+        self.utterance = ""
+
+    def brief(self, origin: str, allowed_origins: list[str]) -> Brief:
+        """The brief before the page is open: where to start; the plan comes from the page."""
+        return Brief(task_id=self.task.id, goal="", start_url=f"{origin}{self.task.start}", plan=[],
+                     max_steps=1, allowed_origins=allowed_origins)
+
+    async def start(self, page: Page) -> str:
+        """Seed and start the episode on the loaded page; the utterance as the page shows it."""
+        try:
+            await page.wait_for_function(_READY_JS, timeout=self.timeout_ms)
+            await page.evaluate(_START_JS, self.seed)
+            await page.wait_for_function(_TASK_READY_JS, timeout=self.timeout_ms)
+        except Exception as exc:
+            raise MiniwobPageError(f"{self.task.start} did not start a MiniWoB episode: "
+                                   f"{str(exc).splitlines()[0]}") from exc
+        # Read as a user reads it: the visible text of the instruction above the task area.
+        return " ".join((await page.locator("#query").inner_text()).split())
+
+    async def prepare(self, page: Page, brief: Brief) -> Brief:
+        self.utterance = await self.start(page)
+        if self.scripted:
+            plan = build_plan(self.task.task_type, self.utterance)
+            steps = plan_steps(plan)
+        else:
+            # A worker that plans for itself gets one open subgoal per step: the next action
+            # towards the instruction, until MiniWoB says the episode is over.
+            plan = [Subgoal(action="click", target=f"the next step towards: {self.utterance}")
+                    ] * OPEN_PLAN_STEPS
+            steps = OPEN_PLAN_STEPS
+        return brief.model_copy(update={"goal": self.utterance, "plan": plan, "max_steps": steps})
+
+    async def done(self, page: Page) -> bool:
+        return bool(await page.evaluate("() => WOB_DONE_GLOBAL === true"))
+
+    async def verdict(self, page: Page) -> Verdict:
+        got = await page.evaluate(_REWARD_JS)
+        if not got["done"]:
+            return Verdict(False, False, None, "the MiniWoB episode did not end (no reward given)")
+        raw = float(got["raw"])
+        success = raw >= self.task.threshold
+        detail = "" if success else (f"MiniWoB raw reward {raw:g} < {self.task.threshold:g}"
+                                     + (f" ({got['reason']})" if got["reason"] else ""))
+        return Verdict(success, True, raw, detail)
