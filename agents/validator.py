@@ -8,7 +8,7 @@ from __future__ import annotations
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from agents.actions import AnyAction, Finish, Read, SetValue, Type, Wait
+from agents.actions import AnyAction, Click, Finish, Read, SetValue, Type, Wait
 from agents.fingerprint import Fingerprint
 
 CLIP = (160.0, 80.0)
@@ -50,6 +50,11 @@ async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerp
     """(effective, evidence): evidence names what changed — value, the fingerprint parts, values,
     pixels — or why nothing counts."""
     if error_type in FAILED:
+        # A click that timed out waiting for the navigation it started (a slow page load) still
+        # landed: the URL moved. Anything short of that is a failed action.
+        if error_type == "action_timeout" and isinstance(action, Click) and before is not None \
+                and after is not None and before.url != after.url:
+            return True, "url_after_timeout"
         return False, "action_failed"
     if isinstance(action, (Wait, Finish, Read)):
         return True, "no_mutation_expected"
