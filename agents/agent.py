@@ -57,7 +57,7 @@ from agents.tiers import TierPolicy
 from agents.worker.base import WorkerReply
 from agents.worker.openai_worker import OpenAIWorker
 from agents.worker.scripted import Decision, ScriptedWorker, mark_key
-from tasks.schema import Subgoal
+from tasks.schema import TARGETED_ACTIONS, Subgoal
 
 
 class AgentConfig(BaseModel):
@@ -173,7 +173,9 @@ class GroundingAgent:
             result = on_step(rec)
             if result is not None:
                 await result
-            if episode_over is not None and await episode_over(page):
+            if (rec.action == "finish" and not rec.error_type) or (
+                    episode_over is not None and await episode_over(page)):
+                # the worker declared the episode over, or the environment did
                 await self._stop_prefetch()
                 return Outcome(steps=step + 1, plan_done=index >= len(brief.plan),
                                last_error_type=last_error, screenshots=self._screenshots())
@@ -228,6 +230,11 @@ class GroundingAgent:
             await self._save_som(page, marks, rec, decision.mark)
         if unseen is not None and not unseen[1]:
             return await self._scroll_to(page, unseen[0], obs, fp_before, rec)
+        if decision.reply is not None and decision.reply.action not in TARGETED_ACTIONS:
+            # A model may answer a targeted subgoal with scroll, wait, back, navigate or finish
+            # (it cannot see the target, or judges the goal done or impossible): do as it says.
+            return await self._act_and_validate(page, brief, subgoal, decision, None, obs,
+                                                fp_before, rec, step)
         if decision.satisfied:
             rec.skipped_satisfied = True
             rec.target_role, rec.target_name = decision.mark.role, decision.mark.label

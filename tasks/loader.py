@@ -89,19 +89,24 @@ T = TypeVar("T", bound=Selectable)
 
 def select(registry: dict[str, T], ids: Sequence[str] = (), tags: Sequence[str] = (),
            exclude_tags: Sequence[str] = ()) -> list[T]:
-    """Tasks whose id matches one of `ids` (globs allowed) or that carry one of `tags`.
+    """The tasks whose id matches one of `ids` (globs allowed) and that carry one of `tags`,
+    minus those carrying one of `exclude_tags`. An empty `ids` or `tags` does not narrow, so a
+    suite's tags plus `suite.ids=[...]` on the command line runs just those ids of that suite.
 
-    With neither, every task. An id pattern that matches nothing is an error, so a typo in a
-    suite never silently shrinks it."""
-    chosen: dict[str, T] = {}
-    for pattern in ids:
-        hits = [t for t in registry.values() if fnmatch.fnmatchcase(t.id, pattern)]
-        if not hits:
-            raise UnknownTaskError(f"no task matches id {pattern!r}; known ids: {', '.join(sorted(registry))}")
-        chosen.update((t.id, t) for t in hits)
-    for tag in tags:
-        chosen.update((t.id, t) for t in registry.values() if tag in t.tags)
-    if not ids and not tags:
-        chosen = dict(registry)
-    return sorted((t for t in chosen.values() if not set(t.tags) & set(exclude_tags)),
-                  key=lambda t: t.id)
+    An id pattern that matches nothing, or ids whose every match the suite's tags leave out, is an
+    error, so a typo in a suite never silently shrinks it."""
+    chosen = list(registry.values())
+    if ids:
+        chosen = []
+        for pattern in ids:
+            hits = [t for t in registry.values() if fnmatch.fnmatchcase(t.id, pattern)]
+            if not hits:
+                raise UnknownTaskError(f"no task matches id {pattern!r}; known ids: {', '.join(sorted(registry))}")
+            chosen.extend(t for t in hits if t not in chosen)
+    if tags:
+        tagged = [t for t in chosen if set(t.tags) & set(tags)]
+        if ids and not tagged:
+            raise UnknownTaskError(f"ids {list(ids)} match only tasks without the suite's tags "
+                                   f"{list(tags)}; add suite.tags=[] to run them anyway")
+        chosen = tagged
+    return sorted((t for t in chosen if not set(t.tags) & set(exclude_tags)), key=lambda t: t.id)

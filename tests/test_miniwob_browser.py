@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+import re
 from typing import Any
 
 import pytest
 from conftest import run_experiment
+from stub_openai import RecordedRequest, StubOpenAI, StubReply
+import pandas as pd
 from playwright.async_api import Browser, Page, async_playwright
 
 from harness.browser import find_chromium
@@ -100,3 +103,45 @@ def test_failed_episode_keeps_its_raw_reward(tmp_path: Path) -> None:
     row = result.episodes.iloc[0]
     assert not row.success and row.failure in ("no_target", "max_steps")
     assert row.raw_reward != row.raw_reward  # NaN: MiniWoB gave no reward
+
+
+LISTED = re.compile(r'^\[(\d+)\] button "([^"]*)"', re.M)
+
+
+def quoted_button_model(request: RecordedRequest) -> StubReply:
+    """A fake model for click-test-transfer: clicks the listed button the instruction names
+    ("Click button TWO."), reading only what a model is shown (the goal and the listing)."""
+    text = "\n".join(request.texts())
+    wanted = re.search(r"Goal: Click button (\w+)\.", text)[1]
+    mark = next(int(n) for n, label in LISTED.findall(text) if label == wanted)
+    return StubReply.json({"action": "click", "mark": mark, "reason": f"the {wanted} button"})
+
+
+def test_openai_worker_runs_a_task_type_without_a_plan_builder(tmp_path: Path) -> None:
+    # click-test-transfer has no plan builder: the openai worker gets one open subgoal per step
+    # and the episode ends when MiniWoB says so (one click here), judged by MiniWoB's reward.
+    with StubOpenAI() as stub:
+        stub.responder = quoted_button_model
+        result = run_experiment(tmp_path / "solve", [
+            "suite=miniwob_openai", "suite.ids=[miniwob.click-test-transfer]", "seeds=[0,1]",
+            "worker=openai", f"worker.client.base_url={stub.base_url}", "worker.client.timeout_s=5",
+            "perception=synthetic", "trace.playwright=false"])
+        eps = result.episodes
+        assert list(eps.task_id) == ["miniwob.click-test-transfer"] * 2
+        assert eps.success.all(), eps[["failure", "failure_detail"]].to_dict("index")
+        assert (eps.raw_reward == 1.0).all() and (eps.steps == 1).all()
+        assert len(stub.requests) == 2
+        assert "the next step towards: Click button" in "\n".join(stub.requests[0].texts())
+
+    # A model that gives up at once: the episode ends cleanly as a failure, MiniWoB unrewarded.
+    with StubOpenAI() as stub:
+        stub.responder = lambda _: StubReply.json({"action": "finish", "answer": "cannot"})
+        result = run_experiment(tmp_path / "give-up", [
+            "suite=miniwob_openai", "suite.ids=[miniwob.click-test-transfer]", "seeds=[0]",
+            "worker=openai", f"worker.client.base_url={stub.base_url}", "worker.client.timeout_s=5",
+            "perception=synthetic", "trace.playwright=false"])
+        row = result.episodes.iloc[0]
+        assert not row.success and row.raw_reward != row.raw_reward  # NaN: no reward given
+        assert "did not end" in row.failure_detail, row.to_dict()
+        steps = pd.read_parquet(tmp_path / "give-up" / "steps.parquet")
+        assert list(steps.action) == ["finish"]

@@ -83,6 +83,11 @@ def test_select_by_id_tag_and_glob() -> None:
         t for t in registry if t.startswith("shop-"))
     with pytest.raises(UnknownTaskError, match="no task matches id 'nope'"):
         select(registry, ids=["nope"])
+    # ids narrow a tagged suite: `suite=smoke suite.ids=[shop-*]` runs the smoke shop tasks only
+    both = select(registry, ids=["shop-*"], tags=["smoke"])
+    assert both and {t.id for t in both} == {t.id for t in smoke if t.id.startswith("shop-")}
+    with pytest.raises(UnknownTaskError, match="suite.tags=\\[\\]"):
+        select(registry, ids=["sliders-*"], tags=["smoke"])
 
 
 def test_every_fixture_task_is_valid_and_on_a_real_site() -> None:
