@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Page, Request
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -67,7 +67,14 @@ class AgentConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = "full"
+    # After the start page and every action: wait until the page is quiet (no DOM change for
+    # settle_quiet_ms after a frame, and no request of the page in flight), at most settle_ms.
+    # settle_quiet_ms >= settle_ms: always wait settle_ms.
     settle_ms: int = Field(150, ge=0)
+    settle_quiet_ms: int = Field(20, ge=0)
+    # After an action that changed nothing, wait settle_ms, then twice that after the next no-op
+    # in a row, and so on up to backoff_max_ms, before trying again (0: no wait).
+    backoff_max_ms: int = Field(1000, ge=0)
     action_timeout_ms: int = Field(3000, ge=100)
     enrichment: bool = True
     compound_split: bool = True
@@ -83,6 +90,7 @@ class AgentConfig(BaseModel):
     freshness_max_age_s: float = 10.0
     dead_action_guard: bool = True
     dead_action_limit: int = Field(2, ge=1)
+    dead_action_min_ms: int = Field(1000, ge=0)  # ...no-ops spread over at least this long
     navigation_guard: bool = True
     direct_navigation: bool = True
     gating: bool = True
@@ -109,6 +117,27 @@ Prepare = Callable[[Page, Brief], Awaitable[Brief]]
 EpisodeOver = Callable[[Page], Awaitable[bool]]
 
 
+# Resolves true once a frame has been drawn and the document then changed nothing (nodes, text,
+# attributes) for `quiet` ms; false when `cap` ms pass first.
+QUIET_JS = """([quiet, cap]) => new Promise((resolve) => {
+  const start = performance.now();
+  let last = start, timer = null, capTimer = null;
+  const observer = new MutationObserver(() => { last = performance.now(); });
+  const done = (result) => {
+    observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve(result);
+  };
+  const check = () => {
+    const now = performance.now();
+    if (now - start >= cap) return done(false);
+    if (now - last >= quiet) return done(true);
+    timer = setTimeout(check, Math.min(quiet - (now - last), cap - (now - start)) + 1);
+  };
+  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  requestAnimationFrame(() => { last = Math.max(last, performance.now()); check(); });
+  capTimer = setTimeout(() => done(false), cap);
+})"""
+
+
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
@@ -127,7 +156,8 @@ class GroundingAgent:
         self.gate = Gate(config.gating_tolerance) if config.gating else None
         self.prefetcher = Prefetcher(config.prefetch_window_ms, config.prefetch_critical_window_ms) \
             if config.prefetch and backend is not None else None
-        self.dead_guard = DeadActionGuard(config.dead_action_limit) if config.dead_action_guard else None
+        self.dead_guard = DeadActionGuard(config.dead_action_limit, config.dead_action_min_ms) \
+            if config.dead_action_guard else None
         self.guard: NavigationGuard | None = None
         self.refs = RefBook()
         self.previous: PreviousPerception | None = None
@@ -135,6 +165,7 @@ class GroundingAgent:
         self._last_som: tuple[int, tuple] | None = None
         self.history: list[str] = []
         self._revealed: set[str] = set()
+        self._in_flight: set[Request] = set()  # the page's requests not yet answered (settle)
 
     # ---- episode -------------------------------------------------------------------------
     async def run(self, page: Page, brief: Brief, on_step: StepSink, prepare: Prepare | None = None,
@@ -144,6 +175,9 @@ class GroundingAgent:
             self.guard = NavigationGuard(list(brief.allowed_origins))
             await self.guard.install(page.context)
         await page.context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
+        page.on("request", lambda request: self._in_flight.add(request))
+        page.on("requestfinished", lambda request: self._in_flight.discard(request))
+        page.on("requestfailed", lambda request: self._in_flight.discard(request))
         await page.goto(brief.start_url)
         await self._settle(page)
         if prepare is not None:
@@ -151,7 +185,7 @@ class GroundingAgent:
             await self._settle(page)
         shortcut = DirectNavigation(brief) if cfg.direct_navigation and brief.url_grammar and \
             brief.url_grammar.replaces else None
-        index, last_error = 0, ""
+        index, last_error, no_ops = 0, "", 0
         for step in range(brief.max_steps):
             if index >= len(brief.plan):
                 await self._stop_prefetch()
@@ -170,6 +204,10 @@ class GroundingAgent:
                 if advanced and self.dead_guard is not None:
                     self.dead_guard.next_subgoal()
             last_error = rec.error_type or last_error
+            no_ops = no_ops + 1 if rec.error_type == "no_effect" else 0
+            if no_ops and cfg.backoff_max_ms:
+                rec.backoff_ms = float(min(cfg.settle_ms * 2 ** (no_ops - 1), cfg.backoff_max_ms))
+                await page.wait_for_timeout(rec.backoff_ms)
             result = on_step(rec)
             if result is not None:
                 await result
@@ -184,11 +222,24 @@ class GroundingAgent:
                        last_error_type=last_error, screenshots=self._screenshots())
 
     async def _settle(self, page: Page) -> None:
+        t0 = time.perf_counter()
         try:
             await page.wait_for_load_state("load", timeout=self.config.action_timeout_ms)
         except PlaywrightTimeoutError:
             pass
-        await page.wait_for_timeout(self.config.settle_ms)
+        cap, quiet = self.config.settle_ms, self.config.settle_quiet_ms
+        if quiet >= cap:
+            await page.wait_for_timeout(cap)
+            return
+        deadline = t0 + cap / 1000
+        while (left_ms := (deadline - time.perf_counter()) * 1000) > 1:
+            try:
+                went_quiet = await page.evaluate(QUIET_JS, [quiet, left_ms])
+            except PlaywrightError:  # the page navigated under the wait: wait out the cap
+                await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
+                return
+            if not went_quiet or not self._in_flight:
+                return
 
     # ---- one step ------------------------------------------------------------------------
     async def _step(self, page: Page, brief: Brief, subgoal: Subgoal, rec: StepRecord, step: int) -> int:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import xxhash
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.agent import AgentConfig
 from agents.perception.registry import PerceptionConfig
@@ -56,6 +56,18 @@ class TraceConfig(_Frozen):
     # A Playwright trace (`playwright show-trace FILE`) under playwright/<episode>.zip.
     playwright: bool = True
     failed_only: bool = True
+    # When they are recorded: `live` records every episode as it runs (recording costs time on
+    # every step); `rerun` runs episodes unrecorded and reruns each failed one once, recorded, for
+    # its artifacts (the episode's row stays the first run's; `trace_rerun` says whether the rerun
+    # failed too). Playwright Test's "on-first-retry" idea, for artifacts of failed episodes only.
+    capture: Literal["live", "rerun"] = "rerun"
+
+    @model_validator(mode="after")
+    def _rerun_keeps_failed_only(self) -> TraceConfig:
+        if self.capture == "rerun" and (self.screenshots == "all" or not self.failed_only):
+            raise ValueError("trace.capture=rerun records failed episodes only; with "
+                             "trace.screenshots=all or trace.failed_only=false set trace.capture=live")
+        return self
 
 
 class RunConfig(_Frozen):

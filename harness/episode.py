@@ -74,10 +74,11 @@ def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, las
     return "wrong_target"
 
 
-async def _close(context: BrowserContext, cfg: RunConfig, trace_path: Path | None) -> None:
-    """Close the episode's context, keeping its Playwright trace at trace_path (None: discard)."""
+async def _close(context: BrowserContext, tracing: bool, trace_path: Path | None) -> None:
+    """Close the episode's context, keeping its Playwright trace (if `tracing`) at trace_path
+    (None: discard)."""
     try:
-        if cfg.trace.playwright:
+        if tracing:
             if trace_path is not None:
                 trace_path.parent.mkdir(parents=True, exist_ok=True)
             await context.tracing.stop(path=trace_path)
@@ -87,8 +88,13 @@ async def _close(context: BrowserContext, cfg: RunConfig, trace_path: Path | Non
 
 
 async def run_episode(browser: Browser, server: FixtureServer, task: Task | MiniwobTask, seed: int,
-                      cfg: RunConfig, run_dir: Path) -> EpisodeResult:
-    episode_id = uuid.uuid4().hex[:16]
+                      cfg: RunConfig, run_dir: Path, diagnose: str | None = None) -> EpisodeResult:
+    """One episode. With `trace.capture=live` it records the Playwright trace and the Set-of-Mark
+    screenshots as it runs; with `rerun` it records nothing, and the runner calls it again for a
+    failed episode with `diagnose=<that episode's id>`: a recorded rerun of the same task and seed
+    whose artifacts are kept under the failed episode's id whatever the rerun's outcome."""
+    episode_id = diagnose or uuid.uuid4().hex[:16]
+    record = diagnose is not None or cfg.trace.capture == "live"
     miniwob = MiniwobEpisode(task, seed, scripted=cfg.worker.name == "scripted") \
         if isinstance(task, MiniwobTask) else None
     if miniwob is not None:
@@ -131,12 +137,13 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         screenshots.update(outcome.screenshots)
         return outcome.plan_done, outcome.last_error_type
 
-    shot_mode = {"none": "none", "failed": "last", "all": "all"}[cfg.trace.screenshots]
+    shot_mode = {"none": "none", "failed": "last", "all": "all"}[cfg.trace.screenshots] \
+        if record else "none"
     context = None
     try:
         context = await new_episode_context(browser, cfg.browser.settings(), server.origins,
                                             episode_id, seed)
-        if cfg.trace.playwright:
+        if cfg.trace.playwright and record:
             await context.tracing.start(screenshots=True, snapshots=True, title=f"{task.id} seed {seed}")
         page = await context.new_page()
         work = asyncio.ensure_future(policy(page))
@@ -149,7 +156,10 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
                 break
         if not timed_out:
             plan_done, last_error = work.result()
-            await asyncio.sleep(cfg.final_settle_ms / 1000)
+            # Time for the page's last requests to reach the server, whose state is the verdict;
+            # a MiniWoB page that has ended its episode holds its verdict already.
+            if miniwob is None or not await miniwob.done(page):
+                await asyncio.sleep(cfg.final_settle_ms / 1000)
             if miniwob is not None:
                 verdict = await miniwob.verdict(page)
     except PlaywrightError as exc:
@@ -173,9 +183,11 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
     success = success and not timed_out and not crashed and not out_of_scope
     server.store.drop(episode_id)
     if context is not None and browser.is_connected():
-        await _close(context, cfg, None if success and cfg.trace.failed_only else
-                     run_dir / "playwright" / f"{episode_id}.zip")
-    keep_shots = cfg.trace.screenshots == "all" or (cfg.trace.screenshots == "failed" and not success)
+        keep_trace = diagnose is not None or not (success and cfg.trace.failed_only)
+        await _close(context, cfg.trace.playwright and record,
+                     run_dir / "playwright" / f"{episode_id}.zip" if keep_trace else None)
+    keep_shots = cfg.trace.screenshots == "all" or (cfg.trace.screenshots == "failed" and (
+        not success or diagnose is not None))
     if keep_shots and screenshots:
         folder = run_dir / "screenshots" / episode_id
         folder.mkdir(parents=True, exist_ok=True)
@@ -196,6 +208,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         "wall_s": round(time.perf_counter() - t0, 3), "failure": failure,
         "out_of_scope_requests": len(out_of_scope), "server_errors": len(errors),
         "raw_reward": verdict.raw_reward if verdict is not None else None,
+        "trace_rerun": "",
         "failure_detail": "; ".join(shown), "started_at": started,
     }
     return EpisodeResult(row=row, steps=[s.model_dump() for s in steps])

@@ -117,6 +117,15 @@ class RunDirInUseError(RuntimeError):
     """The run folder already holds episodes and resume was not asked for."""
 
 
+def needs_rerun(cfg: RunConfig, row: dict[str, Any]) -> bool:
+    """A failed episode whose artifacts `trace.capture=rerun` records by running it again. Not a
+    timeout or a browser crash: rerunning a hang costs `heartbeat_s` again, and a crashed browser
+    takes its trace with it (`trace.capture=live` records those as they happen)."""
+    wanted = cfg.trace.playwright or cfg.trace.screenshots != "none"
+    return (cfg.trace.capture == "rerun" and wanted and not row["success"]
+            and row["failure"] not in ("timeout", "browser_crash"))
+
+
 def finished_episodes(run_dir: Path) -> set[tuple[str, str, int, int]]:
     """(config_hash, task_id, task_version, seed) of every episode already written in a folder."""
     done = set()
@@ -161,6 +170,10 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                 nonlocal successes
                 async with gate:
                     result = await run_episode(await pool.get(), server, task, seed, cfg, run_dir)
+                    if needs_rerun(cfg, result.row):
+                        again = await run_episode(await pool.get(), server, task, seed, cfg, run_dir,
+                                                  diagnose=result.row["episode_id"])
+                        result.row["trace_rerun"] = "passed" if again.row["success"] else "failed"
                 writer.add_episode(result.row, result.steps)
                 successes += result.row["success"]
                 progress.update(bar, advance=1, ok=successes)

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 
 from agents.brief import StepRecord
 
-# 2: episodes carry raw_reward (MiniWoB).
-SCHEMA_VERSION = 2
+# 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun.
+SCHEMA_VERSION = 3
 METADATA_KEY = b"groundbench"
 PARTS = ".parts"
 # Combining rereads every part written so far, so its cost grows with the run (about 3 s at 500
@@ -60,6 +60,9 @@ EPISODES_SCHEMA = pa.schema(list(EPISODE_KEYS) + [
     # MiniWoB's own raw reward (WOB_RAW_REWARD_GLOBAL) once its episode ended; null for fixture
     # tasks and for MiniWoB episodes that never ended.
     ("raw_reward", pa.float64()),
+    # trace.capture=rerun: "" (not rerun), or whether the recorded rerun of this failed episode
+    # "failed" too or "passed" (the failure did not reproduce; its artifacts show the rerun).
+    ("trace_rerun", pa.string()),
     ("failure_detail", pa.string()),
     ("started_at", pa.float64()),
 ])

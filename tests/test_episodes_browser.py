@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from conftest import run_experiment
 from playwright.async_api import async_playwright
 
 from agents.actions import Click, execute
@@ -138,3 +139,48 @@ def test_concurrent_episodes_never_see_each_others_state(server: FixtureServer) 
     _run(main())
     for k in range(4):
         assert server.store.state(f"iso{k}") == {"coupon": {"submitted": True, "code": f"CODE-iso{k}"}}
+
+
+WRONG_COUPON = """\
+id: coupon-expects-another-code
+site: shop
+start: /shop/index.html
+goal: Apply the coupon code SAVE10.
+tags: [test]
+max_steps: 4
+plan:
+  - {action: type, target: Coupon code field in the Coupon form, label: Coupon code, text: SAVE10}
+  - {action: click, target: Submit button of the Coupon form, label: Submit}
+success:
+  - {path: coupon.code, equals: SAVE20}
+"""
+
+
+def test_failed_episode_is_rerun_recorded_for_its_artifacts(tmp_path: Path) -> None:
+    # trace.capture=rerun (the default): episodes run unrecorded; a failed one runs once more,
+    # recorded, and its Playwright trace and Set-of-Mark images land under the failed episode's id.
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "wrong.yaml").write_text(WRONG_COUPON)
+    result = run_experiment(tmp_path / "run", [
+        "suite=fixtures", "suite.ids=[coupon-expects-another-code,shop-coupon]", "seeds=[0]",
+        f"tasks.dirs=[{tmp_path / 'tasks'}]", "perception=synthetic", "concurrency=1"])
+    eps = result.episodes.set_index("task_id")
+    failed = eps.loc["coupon-expects-another-code"]
+    assert not failed.success and failed.failure == "wrong_target"
+    assert failed.trace_rerun == "failed"
+    assert eps.loc["shop-coupon"].success and eps.loc["shop-coupon"].trace_rerun == ""
+    assert [p.name for p in (result.run_dir / "playwright").iterdir()] == [f"{failed.episode_id}.zip"]
+    shots = sorted(p.name for p in (result.run_dir / "screenshots" / failed.episode_id).iterdir())
+    assert shots == [f"step-{failed.steps - 1:03d}.png"]
+    assert [p.name for p in (result.run_dir / "screenshots").iterdir()] == [failed.episode_id]
+    # Only the first run is a row; the rerun left no row and no step rows behind.
+    steps = pd.read_parquet(result.run_dir / "steps.parquet")
+    assert len(eps) == 2 and len(steps) == eps.steps.sum()
+
+    # trace.capture=live records as it runs: the same artifacts, no rerun.
+    live = run_experiment(tmp_path / "live", [
+        "suite=fixtures", "suite.ids=[coupon-expects-another-code]", "seeds=[0]",
+        f"tasks.dirs=[{tmp_path / 'tasks'}]", "perception=synthetic", "trace.capture=live"])
+    row = live.episodes.iloc[0]
+    assert row.trace_rerun == "" and (live.run_dir / "playwright" / f"{row.episode_id}.zip").is_file()
+    assert (live.run_dir / "screenshots" / row.episode_id).is_dir()

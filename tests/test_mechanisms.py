@@ -101,3 +101,21 @@ def test_direct_navigation_detects_a_wrong_landing_and_recovers(tmp_path: Path) 
     steps = pd.read_parquet(result.run_dir / "steps.parquet")
     assert steps.error_type.iloc[0] == "landing_mismatch" and steps.path.iloc[0] == "direct"
     assert result.episodes.success.all()
+
+
+def test_dead_action_guard_waits_for_a_slow_control() -> None:
+    # Two no-ops 0.3 s apart: a control still starting up, not dead; a third 1.1 s after the
+    # first: dead. Any effect forgets the no-ops.
+    from agents.dead_action_guard import DeadActionGuard
+    now = [0.0]
+    guard = DeadActionGuard(limit=2, min_span_ms=1000, clock=lambda: now[0])
+    assert not guard.no_effect("save")
+    now[0] = 0.3
+    assert not guard.no_effect("save") and "save" not in guard.dead
+    now[0] = 1.1
+    assert guard.no_effect("save") and guard.dead == {"save"}
+    guard.next_subgoal()
+    assert not guard.no_effect("save")
+    now[0] = 2.5
+    guard.effective()
+    assert not guard.no_effect("save")

@@ -4,16 +4,16 @@ timer disabled, verdict from MiniWoB's reward globals; and three task types end 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-import re
 from typing import Any
 
+import pandas as pd
 import pytest
 from conftest import run_experiment
-from stub_openai import RecordedRequest, StubOpenAI, StubReply
-import pandas as pd
 from playwright.async_api import Browser, Page, async_playwright
+from stub_openai import RecordedRequest, StubOpenAI, StubReply
 
 from harness.browser import find_chromium
 from harness.miniwob_episode import NO_TIMEOUT_MS, MiniwobEpisode
@@ -105,7 +105,7 @@ def test_failed_episode_keeps_its_raw_reward(tmp_path: Path) -> None:
     assert row.raw_reward != row.raw_reward  # NaN: MiniWoB gave no reward
 
 
-LISTED = re.compile(r'^\[(\d+)\] button "([^"]*)"', re.M)
+LISTED = re.compile(r'^\[(\d+)\] button "([^"]*)"', re.MULTILINE)
 
 
 def quoted_button_model(request: RecordedRequest) -> StubReply:

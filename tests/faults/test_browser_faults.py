@@ -42,7 +42,7 @@ def test_heartbeat_ends_hung_pages_and_the_worker_recovers(tmp_path: Path) -> No
         result = run_experiment(tmp_path / "run", [
             *fault_suite(tmp_path, trigger), "suite=fixtures",
             "suite.ids=[fault-never,fault-spin,shop-coupon]", "concurrency=1",
-            f"heartbeat_s={HEARTBEAT}"])
+            f"heartbeat_s={HEARTBEAT}", "trace.capture=live"])
         assert trigger.paths == ["/never"]
     eps = result.episodes.set_index("task_id")
     for hung in ("fault-never", "fault-spin"):

@@ -29,7 +29,8 @@ def test_model_faults_are_retried_with_backoff_and_recorded(tmp_path: Path) -> N
             f"perception.client.base_url={stub.base_url}", f"perception.client.timeout_s={TIMEOUT}",
             f"perception.client.max_retries={RETRIES}", f"perception.client.backoff_s={BACKOFF}",
             # One vision call per step, in order: no reuse, no background or second pass.
-            "agent.gating=false", "agent.prefetch=false", "agent.coverage=false"])
+            "agent.gating=false", "agent.prefetch=false", "agent.coverage=false",
+            "trace.capture=live"])  # no recorded rerun of the failed episode: it would call again
         arrivals = [r.t for r in stub.requests]
     episode = result.episodes.iloc[0]
     assert not episode.success and episode.failure == "no_target", episode.failure_detail
