@@ -10,7 +10,7 @@ from typing import Any, Literal
 import xxhash
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from agents.agent import AgentConfig
 from agents.perception.registry import PerceptionConfig
@@ -59,15 +59,14 @@ class TraceConfig(_Frozen):
     # When they are recorded: `live` records every episode as it runs (recording costs time on
     # every step); `rerun` runs episodes unrecorded and reruns each failed one once, recorded, for
     # its artifacts (the episode's row stays the first run's; `trace_rerun` says whether the rerun
-    # failed too). Playwright Test's "on-first-retry" idea, for artifacts of failed episodes only.
+    # failed too). Playwright Test's "on-first-retry" idea, for artifacts of failed episodes only:
+    # asking for every episode's artifacts (screenshots=all, failed_only=false) records live.
     capture: Literal["live", "rerun"] = "rerun"
 
-    @model_validator(mode="after")
-    def _rerun_keeps_failed_only(self) -> TraceConfig:
-        if self.capture == "rerun" and (self.screenshots == "all" or not self.failed_only):
-            raise ValueError("trace.capture=rerun records failed episodes only; with "
-                             "trace.screenshots=all or trace.failed_only=false set trace.capture=live")
-        return self
+    @property
+    def live(self) -> bool:
+        """Episodes are recorded as they run (else only the reruns of failed ones)."""
+        return self.capture == "live" or self.screenshots == "all" or not self.failed_only
 
 
 class RunConfig(_Frozen):

@@ -94,7 +94,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
     failed episode with `diagnose=<that episode's id>`: a recorded rerun of the same task and seed
     whose artifacts are kept under the failed episode's id whatever the rerun's outcome."""
     episode_id = diagnose or uuid.uuid4().hex[:16]
-    record = diagnose is not None or cfg.trace.capture == "live"
+    record = diagnose is not None or cfg.trace.live
     miniwob = MiniwobEpisode(task, seed, scripted=cfg.worker.name == "scripted") \
         if isinstance(task, MiniwobTask) else None
     if miniwob is not None:

@@ -122,7 +122,7 @@ def needs_rerun(cfg: RunConfig, row: dict[str, Any]) -> bool:
     timeout or a browser crash: rerunning a hang costs `heartbeat_s` again, and a crashed browser
     takes its trace with it (`trace.capture=live` records those as they happen)."""
     wanted = cfg.trace.playwright or cfg.trace.screenshots != "none"
-    return (cfg.trace.capture == "rerun" and wanted and not row["success"]
+    return (not cfg.trace.live and wanted and not row["success"]
             and row["failure"] not in ("timeout", "browser_crash"))
 
 

@@ -184,3 +184,11 @@ def test_failed_episode_is_rerun_recorded_for_its_artifacts(tmp_path: Path) -> N
     row = live.episodes.iloc[0]
     assert row.trace_rerun == "" and (live.run_dir / "playwright" / f"{row.episode_id}.zip").is_file()
     assert (live.run_dir / "screenshots" / row.episode_id).is_dir()
+
+    # Every episode's screenshots (trace.screenshots=all) can only be recorded live.
+    every = run_experiment(tmp_path / "all", [
+        "suite=fixtures", "suite.ids=[shop-coupon]", "seeds=[0]", "perception=synthetic",
+        "trace.screenshots=all", "trace.playwright=false"])
+    row = every.episodes.iloc[0]
+    assert row.success and row.trace_rerun == ""
+    assert len(list((every.run_dir / "screenshots" / row.episode_id).iterdir())) == row.steps
