@@ -90,7 +90,7 @@ class AgentConfig(BaseModel):
     freshness_max_age_s: float = 10.0
     dead_action_guard: bool = True
     dead_action_limit: int = Field(2, ge=1)
-    dead_action_min_ms: int = Field(1000, ge=0)  # ...no-ops spread over at least this long
+    dead_action_min_ms: int = Field(500, ge=0)  # ...no-ops spread over at least this long
     navigation_guard: bool = True
     direct_navigation: bool = True
     gating: bool = True
