@@ -141,13 +141,6 @@ def test_peer_ratios_are_same_round_ratios() -> None:
     assert [c["holds"] for c in peer_browsergym.targets(alone)] == [None, None]
 
 
-def test_peer_without_the_miniwob_suite_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(peer_browsergym, "CONF", str(tmp_path))
-    assert peer_browsergym.main(["--out", str(tmp_path / "peer.json")]) == 2
-    assert "no MiniWoB suite" in capsys.readouterr().err
-
-
 def test_peer_chromium_wrapper_execs_the_system_chromium(tmp_path: Path) -> None:
     root = peer_browsergym.chromium_wrapper(tmp_path)
     chrome = root / "chromium-1117" / "chrome-linux" / "chrome"

@@ -21,8 +21,7 @@ everything else included) on the same episodes, tasks x seeds:
   at the default concurrency (one process: one browser, a context per episode) and the default
   trace settings; observation cost per step is `observe_ms + perceive_ms` (fingerprint and aria
   snapshot, then the screenshot and the synthetic model at zero latency) from steps.parquet.
-  This side needs groundbench's MiniWoB suite (`conf/suite/miniwob.yaml`); without it the
-  benchmark stops with a clear error, and `--only browsergym` measures the peer alone.
+  `--only browsergym` measures the peer alone.
 Each round runs both sides, in an order alternating from round to round. A ratio is the median
 over rounds of the same-round ratio, so load from other work mostly cancels.
 
@@ -50,7 +49,6 @@ import pandas as pd
 
 from harness.bench import machine, output
 from harness.browser import CHROMIUM_ARGS, SYSTEM_CHROMIUMS
-from harness.config import CONF
 
 SIDE_SCRIPT = Path(__file__).with_name("peer_browsergym_side.py")
 BGYM_CHROMIUM = "chromium-1117/chrome-linux/chrome"  # where Playwright 1.44 looks for its browser
@@ -58,10 +56,6 @@ DEBIAN_CHROMIUM_BINARY = "/usr/lib/chromium/chromium"
 SIDES = ("browsergym", "groundbench")
 TARGET_RATE = 5.0  # groundbench episodes/min over BrowserGym's, at least
 TARGET_OBS = 1.0  # groundbench observation ms per step over BrowserGym's, below
-
-
-class MissingSuiteError(RuntimeError):
-    """groundbench's MiniWoB suite is not in this checkout."""
 
 
 def chromium_wrapper(root: Path) -> Path:
@@ -121,16 +115,8 @@ def browsergym_side(python: str, tasks: Sequence[str], seeds: Sequence[int], env
             "actions": [{k: e[k] for k in ("task", "seed", "action", "reward", "action_error")} for e in eps]}
 
 
-def require_miniwob_suite() -> None:
-    if not (Path(CONF) / "suite" / "miniwob.yaml").is_file():
-        raise MissingSuiteError(
-            "the groundbench side runs `groundbench suite=miniwob`, and this checkout has no MiniWoB "
-            "suite (conf/suite/miniwob.yaml; it is built on branch `miniwob`). Merge it first, or "
-            "measure BrowserGym alone with --only browsergym.")
-
-
 def groundbench_side(tasks: Sequence[str], seeds: Sequence[int], run_dir: Path) -> dict[str, Any]:
-    overrides = ["suite=miniwob", f"suite.ids=[{','.join(f'miniwob.{t}' for t in tasks)}]", "suite.tags=[]",
+    overrides = ["suite=miniwob", f"suite.ids=[{','.join(f'miniwob.{t}' for t in tasks)}]",
                  "perception=synthetic", f"seeds=[{','.join(map(str, seeds))}]"]
     sampled = machine.run_sampled(overrides, run_dir)
     eps = pd.read_parquet(run_dir / "episodes.parquet")
@@ -216,12 +202,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", choices=SIDES, default=None, help="measure one side alone")
     args = parser.parse_args(argv)
     sides = [args.only] if args.only else list(SIDES)
-    try:
-        if "groundbench" in sides:
-            require_miniwob_suite()
-    except MissingSuiteError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     if not Path(args.bgym_python).is_file() and "browsergym" in sides:
         parser.error(f"no BrowserGym python at {args.bgym_python}: run `make bgym-venv` or pass --bgym-python")
     load_before = machine.facts()["load_average"]
