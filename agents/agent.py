@@ -5,6 +5,7 @@ mechanism a switch in AgentConfig. A mechanism that is off is absent: its module
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -234,8 +235,11 @@ class GroundingAgent:
         deadline = t0 + cap / 1000
         while (left_ms := (deadline - time.perf_counter()) * 1000) > 1:
             try:
-                went_quiet = await page.evaluate(QUIET_JS, [quiet, left_ms])
-            except PlaywrightError:  # the page navigated under the wait: wait out the cap
+                # Bounded here too: a document whose timers stop (frozen, or moving into the
+                # back-forward cache) would never answer.
+                went_quiet = await asyncio.wait_for(page.evaluate(QUIET_JS, [quiet, left_ms]),
+                                                    timeout=left_ms / 1000 + 0.25)
+            except (PlaywrightError, TimeoutError):  # navigated or frozen: wait out the cap
                 await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
                 return
             if not went_quiet or not self._in_flight:
@@ -564,7 +568,9 @@ class GroundingAgent:
             t0 = time.perf_counter()
             fp = await fingerprint.take(page)
             tier: Tier = tiers.tier_for(page.url) if tiers else "small"
-            result = await backend.perceive(await page.screenshot(), subgoal_text, [], tier)
+            # bounded: a screenshot taken while the page navigates can wait for a frame a long time
+            png = await page.screenshot(timeout=self.config.action_timeout_ms)
+            result = await backend.perceive(png, subgoal_text, [], tier)
             return Prefetched(fp, result, tier, _ms(t0), subgoal_text)
 
         self.prefetcher.start(ahead)
@@ -650,6 +656,7 @@ class GroundingAgent:
                     and await self.guard.is_challenge(page):
                 rec.challenge = True
                 rec.error_type, rec.error = "challenge", f"{page.url} is a challenge page; going back"
+                await self._stop_prefetch()  # it was looking at the challenge page
                 await page.go_back()
                 await self._settle(page)
         rec.validate_ms = _ms(t0)
@@ -788,6 +795,7 @@ class GroundingAgent:
             return shortcut.resume_index
         rec.error_type, rec.error = "landing_mismatch", "the page does not show the intended filters"
         shortcut.give_up()
+        await self._stop_prefetch()
         await page.go_back()
         await self._settle(page)
         return None
