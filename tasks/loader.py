@@ -95,18 +95,19 @@ def select(registry: dict[str, T], ids: Sequence[str] = (), tags: Sequence[str] 
 
     An id pattern that matches nothing, or ids whose every match the suite's tags leave out, is an
     error, so a typo in a suite never silently shrinks it."""
-    chosen = list(registry.values())
+    chosen = dict(registry)
     if ids:
-        chosen = []
+        chosen = {}
         for pattern in ids:
-            hits = [t for t in registry.values() if fnmatch.fnmatchcase(t.id, pattern)]
+            hits = {i: t for i, t in registry.items() if fnmatch.fnmatchcase(t.id, pattern)}
             if not hits:
                 raise UnknownTaskError(f"no task matches id {pattern!r}; known ids: {', '.join(sorted(registry))}")
-            chosen.extend(t for t in hits if t not in chosen)
+            chosen.update(hits)
     if tags:
-        tagged = [t for t in chosen if set(t.tags) & set(tags)]
+        tagged = {i: t for i, t in chosen.items() if set(t.tags) & set(tags)}
         if ids and not tagged:
             raise UnknownTaskError(f"ids {list(ids)} match only tasks without the suite's tags "
                                    f"{list(tags)}; add suite.tags=[] to run them anyway")
         chosen = tagged
-    return sorted((t for t in chosen if not set(t.tags) & set(exclude_tags)), key=lambda t: t.id)
+    return sorted((t for t in chosen.values() if not set(t.tags) & set(exclude_tags)),
+                  key=lambda t: t.id)
