@@ -73,6 +73,9 @@ class AgentConfig(BaseModel):
     # settle_quiet_ms >= settle_ms: always wait settle_ms.
     settle_ms: int = Field(150, ge=0)
     settle_quiet_ms: int = Field(20, ge=0)
+    # An animation under way (finite CSS/Web animation, or a script rewriting a style attribute
+    # frame after frame) is waited out up to this long, settle_ms or not.
+    settle_animation_ms: int = Field(1000, ge=0)
     # After an action that changed nothing, wait settle_ms, then twice that after the next no-op
     # in a row, and so on up to backoff_max_ms, before trying again (0: no wait).
     backoff_max_ms: int = Field(1000, ge=0)
@@ -119,23 +122,35 @@ EpisodeOver = Callable[[Page], Awaitable[bool]]
 
 
 # Resolves true once a frame has been drawn and the document then changed nothing (nodes, text,
-# attributes) for `quiet` ms; false when `cap` ms pass first.
-QUIET_JS = """([quiet, cap]) => new Promise((resolve) => {
+# attributes) for `quiet` ms, and no animation is under way; false when `cap` ms pass first. An
+# animation under way (a finite CSS transition/animation or Web Animation, or a style attribute
+# rewritten frame after frame by a script, as jQuery's animate does) is waited out up to `animCap`
+# ms: a frame can take longer than `quiet`, so a script-driven animation looks quiet between two
+# of its frames, and a screenshot taken mid-slide puts every box where it no longer is.
+QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
+  const FRAMES = 50;  // a style rewrite this recent may be one frame of an animation
   const start = performance.now();
-  let last = start, timer = null, capTimer = null;
-  const observer = new MutationObserver(() => { last = performance.now(); });
+  let last = start, timer = null, capTimer = null, lastStyle = -1e9;
+  const observer = new MutationObserver((records) => {
+    last = performance.now();
+    if (records.some((r) => r.attributeName === "style")) lastStyle = last;
+  });
+  const animating = (now) => now - lastStyle < FRAMES ||
+    document.getAnimations().some((a) => a.playState === "running" &&
+                                         Number.isFinite(a.effect?.getComputedTiming().endTime));
   const done = (result) => {
     observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve(result);
   };
   const check = () => {
-    const now = performance.now();
-    if (now - start >= cap) return done(false);
-    if (now - last >= quiet) return done(true);
-    timer = setTimeout(check, Math.min(quiet - (now - last), cap - (now - start)) + 1);
+    const now = performance.now(), moving = animating(now);
+    if (now - last >= quiet && !moving) return done(true);
+    if (now - start >= animCap || (now - start >= cap && !moving)) return done(false);
+    const wait = moving ? 17 : quiet - (now - last);
+    timer = setTimeout(check, Math.max(1, Math.min(wait, (moving ? animCap : cap) - (now - start)) + 1));
   };
   observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   requestAnimationFrame(() => { last = Math.max(last, performance.now()); check(); });
-  capTimer = setTimeout(() => done(false), cap);
+  capTimer = setTimeout(() => done(false), animCap);
 })"""
 
 
@@ -233,12 +248,14 @@ class GroundingAgent:
             await page.wait_for_timeout(cap)
             return
         deadline = t0 + cap / 1000
+        anim_deadline = t0 + max(cap, self.config.settle_animation_ms) / 1000
         while (left_ms := (deadline - time.perf_counter()) * 1000) > 1:
+            anim_ms = max(left_ms, (anim_deadline - time.perf_counter()) * 1000)
             try:
                 # Bounded here too: a document whose timers stop (frozen, or moving into the
                 # back-forward cache) would never answer.
-                went_quiet = await asyncio.wait_for(page.evaluate(QUIET_JS, [quiet, left_ms]),
-                                                    timeout=left_ms / 1000 + 0.25)
+                went_quiet = await asyncio.wait_for(
+                    page.evaluate(QUIET_JS, [quiet, left_ms, anim_ms]), timeout=anim_ms / 1000 + 0.25)
             except (PlaywrightError, TimeoutError):  # navigated or frozen: wait out the cap
                 await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
                 return

@@ -131,3 +131,63 @@ def test_going_back_from_a_challenge_page_drops_the_prefetched_pass(tmp_path: Pa
     mirror = eps.task_id == "offdomain-mirror"
     assert steps[steps.task_id == "offdomain-mirror"].challenge.sum() == mirror.sum() == 10
     assert (eps.wall_s < 10).all()
+
+
+# A panel that slides open on click the way jQuery animates (a style rewrite every 13 ms timer
+# tick, the first one late), one that slides with a CSS transition, and one that never stops.
+_SLIDES = """<!doctype html><style>#css { transition: top .4s linear; }</style>
+<div id="js" style="position:absolute; top:0">js</div><div id="css" style="position:absolute; top:0">css</div>
+<div id="ticker" style="position:absolute; top:0">ticker</div>
+<script>
+  const js = document.getElementById("js"), css = document.getElementById("css");
+  function slide() {
+    const t0 = performance.now();
+    const tick = () => { const f = Math.min(1, (performance.now() - t0) / 400);
+      js.style.top = (200 * f) + "px"; if (f < 1) setTimeout(tick, 13); };
+    setTimeout(tick, 25);
+    css.style.top = "200px";
+  }
+  function forever() { const t = document.getElementById("ticker");
+    setInterval(() => { t.style.top = (performance.now() % 100) + "px"; }, 13); }
+</script>"""
+
+
+def test_settle_waits_out_an_animation() -> None:
+    # A screenshot taken mid-slide puts every box where it no longer is (MiniWoB's
+    # click-collapsible-2 lost 6 of 10 episodes to point clicks on a still-sliding accordion).
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from agents.agent import AgentConfig, GroundingAgent
+    from agents.worker.scripted import ScriptedWorker
+    from harness.browser import BrowserSettings, launch
+
+    async def settled(page, config: AgentConfig, start: str) -> tuple[float, float, float]:
+        agent = GroundingAgent(config, ScriptedWorker(), None)
+        await page.evaluate(start)
+        t0 = asyncio.get_running_loop().time()
+        await agent._settle(page)
+        waited = asyncio.get_running_loop().time() - t0
+        tops = await page.evaluate("() => ['js', 'css'].map((id) => document.getElementById(id)"
+                                   ".getBoundingClientRect().top)")
+        return tops[0], tops[1], waited
+
+    async def main() -> None:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page()
+                await page.set_content(_SLIDES)
+                js, css, _ = await settled(page, AgentConfig(), "slide()")
+                assert (js, css) == (200, 200), "the settle ended mid-slide"
+                await page.set_content(_SLIDES)
+                js, _, _ = await settled(page, AgentConfig(settle_animation_ms=0), "slide()")
+                assert js < 200, "with settle_animation_ms=0 the settle waits settle_ms only"
+                await page.set_content(_SLIDES)
+                *_, waited = await settled(page, AgentConfig(settle_animation_ms=600), "forever()")
+                assert 0.55 < waited < 3, f"an endless animation is waited out {waited:.2f} s"
+            finally:
+                await browser.close()
+
+    asyncio.run(main())

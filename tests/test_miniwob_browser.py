@@ -93,6 +93,17 @@ def test_three_miniwob_tasks_end_to_end(tmp_path: Path) -> None:
     assert (eps.vision_calls >= 1).all()
 
 
+def test_sliding_accordion_is_waited_out_before_the_point_click(tmp_path: Path) -> None:
+    # click-collapsible-2's link is a word in a jQuery UI accordion section that slides open for
+    # 400 ms; perceived mid-slide, the point click lands beside the word and MiniWoB gives no
+    # reward. These seeds each lost their episode to that before the settle waited out animations.
+    result = run_experiment(tmp_path, ["suite=miniwob", "suite.ids=[miniwob.click-collapsible-2]",
+                                       "perception=synthetic", "seeds=[0,1,3,4,6]",
+                                       "trace.playwright=false"])
+    eps = result.episodes
+    assert eps.success.all(), eps[["seed", "failure", "failure_detail"]].to_dict("records")
+
+
 def test_failed_episode_keeps_its_raw_reward(tmp_path: Path) -> None:
     # Without perception or enrichment the listing has no roles, so "the 1st text field" of
     # enter-text is never found: the episode runs out of steps without a reward.
