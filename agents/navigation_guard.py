@@ -1,15 +1,22 @@
 """Navigation guard: scope survives shortcuts. Every request of the episode's browser context —
 links, redirects hop by hop, frames, direct URLs — is pinned to the allowed origins and their
-subdomains; challenge pages are not retried blindly; revisits of earlier states are detected."""
+subdomains; challenge pages are not retried blindly; revisits of earlier states are detected.
+
+Two layers: the context's route sees each request and aborts one for another origin, and fetches
+each document itself to check its redirect hops (the browser does not route a hop). Subresource
+hops (an image or script answered with a redirect to another origin) are checked by the browser:
+every document the guard lets through carries a Content-Security-Policy naming only the allowed
+origins, which the browser enforces on each hop, and a request it refuses is counted as blocked."""
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
-from playwright.async_api import BrowserContext, Page, Route
+from playwright.async_api import BrowserContext, Page, Request, Route
 from playwright.async_api import Error as PlaywrightError
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -41,6 +48,24 @@ def allowed(url: str, allowed_origins: list[str]) -> bool:
     return False
 
 
+def content_policy(allowed_origins: list[str]) -> str:
+    """A Content-Security-Policy that lets a page load, frame, connect to and post forms only to
+    the allowed origins and their subdomains (inline and eval'd scripts stay allowed: the guard
+    pins where requests go, not what the page runs)."""
+    sources = []
+    for entry in allowed_origins:
+        scheme, host, port = _host_port(entry if "://" in entry else f"//{entry}")
+        prefix, suffix = (f"{scheme}://" if scheme else ""), (f":{port}" if port is not None else "")
+        sources.append(f"{prefix}{host}{suffix}")
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            sources.append(f"{prefix}*.{host}{suffix}")
+    origins = " ".join(sources)
+    return (f"default-src {origins} 'unsafe-inline' 'unsafe-eval' data: blob:; "
+            f"form-action {origins} data: blob:")
+
+
 @dataclass
 class NavigationGuard:
     allowed_origins: list[str]
@@ -48,8 +73,16 @@ class NavigationGuard:
     challenged: set[str] = field(default_factory=set)
     _states: list[tuple[str, str]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.policy = content_policy(self.allowed_origins)
+
     async def install(self, context: BrowserContext) -> None:
         await context.route("**/*", self._on_request)
+        context.on("requestfailed", self._on_failed)
+
+    def _on_failed(self, request: Request) -> None:
+        if request.failure == "csp":  # refused by the browser under the guard's policy
+            self.blocked.append(f"{request.url} (a hop outside the allowed domains, content policy)")
 
     async def _on_request(self, route: Route) -> None:
         request = route.request
@@ -83,7 +116,11 @@ class NavigationGuard:
         if hops:
             await route.fulfill(status=302, headers={"location": url})
         else:
-            await route.fulfill(response=response)
+            headers = dict(response.headers)
+            own = headers.pop("content-security-policy", "")
+            # A second policy narrows the page's own: both are enforced.
+            headers["content-security-policy"] = f"{own}, {self.policy}" if own else self.policy
+            await route.fulfill(response=response, headers=headers)
 
     def drain_blocked(self) -> list[str]:
         out, self.blocked = self.blocked, []
