@@ -55,12 +55,16 @@ def content_policy(allowed_origins: list[str]) -> str:
     sources = []
     for entry in allowed_origins:
         scheme, host, port = _host_port(entry if "://" in entry else f"//{entry}")
-        prefix, suffix = (f"{scheme}://" if scheme else ""), (f":{port}" if port is not None else "")
-        sources.append(f"{prefix}{host}{suffix}")
+        suffix = f":{port}" if port is not None else ""
         try:
-            ipaddress.ip_address(host)
+            ip = ipaddress.ip_address(host)
         except ValueError:
-            sources.append(f"{prefix}*.{host}{suffix}")
+            hosts = [host, f"*.{host}"]
+        else:
+            hosts = [f"[{host}]" if ip.version == 6 else host]
+        # An http(s) source does not cover the same server's WebSocket (ws/wss) in CSP.
+        schemes = {"http": ("http", "ws"), "https": ("https", "wss")}.get(scheme, (scheme,))
+        sources += [f"{sch}://{h}{suffix}" if sch else f"{h}{suffix}" for sch in schemes for h in hosts]
     origins = " ".join(sources)
     return (f"default-src {origins} 'unsafe-inline' 'unsafe-eval' data: blob:; "
             f"form-action {origins} data: blob:")

@@ -200,3 +200,16 @@ def test_api_key_never_reaches_an_output_file(tmp_path: Path) -> None:
             assert key.encode() not in text, path
     for out in (run.stdout, run.stderr, report.stdout, report.stderr):
         assert key not in out
+
+
+def test_content_policy_names_only_the_allowed_origins() -> None:
+    from agents.navigation_guard import content_policy
+    policy = content_policy(["http://127.0.0.1:8000", "https://shop.example", "[::1]", "http://[::1]:5000"])
+    default = policy.split(";")[0].split()
+    assert default[0] == "default-src"
+    # each origin with its WebSocket twin; subdomains of a name, not of an address
+    for source in ("http://127.0.0.1:8000", "ws://127.0.0.1:8000", "https://shop.example",
+                   "https://*.shop.example", "wss://*.shop.example", "http://[::1]:5000", "ws://[::1]:5000"):
+        assert source in default, source
+    assert not any(s.startswith("http://*.127") or s in ("*", "http:", "https:") for s in default)
+    assert "form-action" in policy
