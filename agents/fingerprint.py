@@ -5,14 +5,21 @@ step so a cache miss names the part that moved):
 - dom: the interactive element set (tag, role, type, name, checked/expanded/pressed/disabled), in
   order; volatile ids and class names are left out on purpose.
 - text: the rendered text, the scroll position and where the controls in view are drawn (so a
-  layout shift under cached boxes is a miss).
+  layout shift under cached boxes is a miss). On a page about one viewport tall, the whole
+  body's text; on a longer page, the text in view (what vision saw): the elements in view that
+  fit about one viewport, found going down from <body> without entering what is out of view.
+  Rendering the whole text of a 40,000-element page was the largest part of a step's reading, and
+  a change far below the fold moves no box in view. Such a change still counts as an action's
+  effect: `changes`, below. (Not seen: text drawn in view by a fixed-position element whose
+  container is wholly out of view.)
 - frames: content of same-origin frames; src and geometry of cross-origin ones, plus their
   content read through Playwright's own Frame handles (the page's scripts cannot read it).
 - url: the top document's URL.
 - values: what form fields hold. Typing changes it; it proves an effect but does not move targets,
   so it is not part of the gating key.
 Plus the mutation delta between two fingerprints: nodes added or removed (a MutationObserver
-installed before page scripts) as a share of the document.
+installed before page scripts) as a share of the document; and `changes`, the count of node and
+text mutations, which tells the validator that a long page changed outside the text part's view.
 
 The same walk indexes the viewport for agents/viewport_scope.py: which containers hold the controls
 in view, and what the controls outside it are called."""
@@ -32,13 +39,16 @@ from agents.frames import REACHABLE_JS
 # rendered text, the scroll position, and cross-origin frames' src + geometry.
 # Counts nodes added to or removed from the document (and open shadow roots reached by them),
 # installed before any page script runs; attribute churn (volatile ids, classes) is not counted.
+# Also counts node and text changes (records), for `changes`.
 MUTATION_COUNTER_JS = r"""
 (() => {
   window.__gbMutations = 0;
+  window.__gbChanges = 0;
   const observer = new MutationObserver((records) => {
+    window.__gbChanges += records.length;
     for (const r of records) window.__gbMutations += r.addedNodes.length + r.removedNodes.length;
   });
-  observer.observe(document, { subtree: true, childList: true });
+  observer.observe(document, { subtree: true, childList: true, characterData: true });
 })();
 """
 
@@ -153,13 +163,34 @@ _WALK_JS = r"""
   };
   const kept = [...roots].filter((r) => r && ![...roots].some((o) => o !== r && o && o.contains(r)));
   const small = document.documentElement.scrollHeight <= vh * 1.25 && document.documentElement.scrollWidth <= vw * 1.25;
-  const text = document.body ? document.body.innerText : "";
+  // A long page: the text in view, not the whole body (see the docstring). Down from <body>, each
+  // element in view that fits about one viewport gives its rendered text; a larger one is entered;
+  // an element out of view is skipped with everything in it.
+  const viewText = () => {
+    const out = [];
+    const visit = (el) => {
+      for (const node of el.childNodes) {
+        if (node.nodeType === 3) { if (node.data.trim()) out.push(node.data.trim()); continue; }
+        if (node.nodeType !== 1) continue;
+        const r = node.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0) visit(node);  // display: contents, or empty
+        else if (!meets(r)) continue;
+        else if (r.height <= vh * 1.25 && r.width <= vw * 1.25) out.push(node.innerText ?? "");
+        else visit(node);
+      }
+    };
+    visit(document.body);
+    return out.join("\n");
+  };
+  const whole = small;
+  const text = !document.body ? "" : whole ? document.body.innerText : viewText();
   // One string back: Playwright serialises a large object field by field.
   return JSON.stringify({
     dom: xxh(sigs.join("\n")), values: xxh(values.join("\x1f")), frames: xxh(frames.join("\n")),
     text: xxh(`${text}\n@${Math.round(scrollX)},${Math.round(scrollY)}\n${layout.join(";")}`),
     bodyText: xxh(text), cross: frames.some((f) => f.startsWith("cross:")),
     url: location.href, mutations, size: document.getElementsByTagName("*").length,
+    changes: window.__gbChanges ?? -1, textScope: whole ? "document" : "view",
     scopes: small ? null : kept.map(pathOf), offscreen: [...new Set(offscreen)],
     framed: small ? [] : kept.filter((r) => r.tagName === "IFRAME" || r.querySelector("iframe")).map(pathOf) });
 }
@@ -183,6 +214,14 @@ class Fingerprint:
     scopes: tuple[str, ...] | None = field(default=None, compare=False)
     offscreen: tuple[str, ...] = field(default=(), compare=False)
     framed: frozenset[str] = field(default=frozenset(), compare=False)  # scopes holding an iframe
+    # "document": `text` covers the whole body; "view": the containers in view (a long page).
+    text_scope: str = field(default="document", compare=False)
+    changes: int = field(default=-1, compare=False)  # node and text mutation records (-1: no counter)
+
+    def changed_out_of_view(self, other: Fingerprint) -> bool:
+        """A long page's nodes or text changed (possibly outside what `text` covers)."""
+        return self.text_scope == "view" and self.url == other.url and \
+            self.changes >= 0 and other.changes >= 0 and self.changes != other.changes
 
     def differs(self, other: Fingerprint) -> list[str]:
         """The parts that disagree, in a fixed order (empty when the page still agrees)."""
@@ -230,4 +269,6 @@ async def take(page: Page) -> Fingerprint | None:
         scopes=None if raw["scopes"] is None else tuple(raw["scopes"]),
         offscreen=tuple(raw["offscreen"]),
         framed=frozenset(raw["framed"]),
+        text_scope=raw["textScope"],
+        changes=int(raw["changes"]),
     )

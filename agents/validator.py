@@ -74,6 +74,8 @@ async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerp
         return True, ",".join(parts)
     if before.values != after.values:
         return True, "values"
+    if before.changed_out_of_view(after):
+        return True, "changes"  # a long page changed where its text part does not look
     if pixels_before is not None and getattr(action, "point", None) is not None:
         now_pixels = await pixels_around(page, action.point)
         if now_pixels is not None and now_pixels != pixels_before:

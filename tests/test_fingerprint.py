@@ -19,7 +19,8 @@ import xxhash
 from conftest import run_experiment
 from playwright.async_api import Page, async_playwright
 
-from agents import enrichment, fingerprint, viewport_scope
+from agents import enrichment, fingerprint, validator, viewport_scope
+from agents.actions import Click
 from agents.fingerprint import Fingerprint
 from agents.gating import Gate
 from agents.observation import RefBook
@@ -152,6 +153,27 @@ def test_text_change_is_a_text_miss_and_a_label_change_a_dom_miss(chromium: _Chr
         assert before.differs(after) == ["dom", "text"]
         assert gate_on(before).check(after, "small") == "dom"
         assert before.delta(after) == pytest.approx(2 / before.size)  # a text node removed, one added
+
+    chromium.run(body, html=PAGE % ITEMS)
+
+
+def test_long_page_text_part_reads_the_view_and_counts_changes_below(chromium: _Chromium) -> None:
+    # A long page's text part is the text in view (the whole body's text is the costliest read
+    # of a 40,000-element page); a change below the fold is no text miss (no box in view moved)
+    # but still an effect of the action that made it.
+    async def body(page: Page) -> None:
+        before, after = await before_after(page, "document.querySelector('main > div').firstChild.data = 'x'")
+        assert before.text_scope == "view" and before.differs(after) == []
+        assert before.changed_out_of_view(after) and not before.changed_out_of_view(before)
+        effective, evidence = await validator.effect(page, Click(ref="e1", observation_id=0), "",
+                                                     before, after, None)
+        assert effective and evidence == "changes"
+        # in view, outside any control's container: a text miss as on a short page
+        before, after = await before_after(page, "document.getElementById('note').textContent = 'Closed.'")
+        assert before.differs(after) == ["text"]
+        # the short page reads its whole text
+        await page.set_content(PAGE.replace("height:2400px", "height:0") % "")
+        assert (await take(page)).text_scope == "document"
 
     chromium.run(body, html=PAGE % ITEMS)
 
