@@ -575,16 +575,21 @@ class GroundingAgent:
         index = next((i for i, s in enumerate(plan) if s is subgoal), len(plan) - 1)
         return (plan[min(index + 1, len(plan) - 1)].target or "")
 
-    def _start_prefetch(self, page: Page, subgoal_text: str) -> None:
+    def _start_prefetch(self, page: Page, subgoal_text: str,
+                        settled: asyncio.Future[fingerprint.Fingerprint | None]) -> None:
+        """The next vision pass, in the background: it starts once the action's validation has
+        settled the page and taken its fingerprint (`settled`), so the two share one settle and one
+        fingerprint walk instead of racing each other for the page's main thread."""
         if self.prefetcher is None or self.backend is None or page.is_closed():
             return
         backend, tiers = self.backend, self.tiers
 
         async def ahead() -> Prefetched:
-            await self._settle(page)
+            fp = await asyncio.shield(settled)
             t0 = time.perf_counter()
-            fp = await fingerprint.take(page)
             tier: Tier = tiers.tier_for(page.url) if tiers else "small"
+            if fp is None:  # navigating: nothing to look at yet; handed over as out of date
+                return Prefetched(None, PerceptionResult(candidates=[]), tier, 0.0, subgoal_text)
             # bounded: a screenshot taken while the page navigates can wait for a frame a long time
             png = await page.screenshot(timeout=self.config.action_timeout_ms)
             result = await backend.perceive(png, subgoal_text, [], tier)
@@ -650,11 +655,16 @@ class GroundingAgent:
                 raise
             rec.error_type, rec.error = "action_error", str(exc).splitlines()[0][:300]
         rec.act_ms = _ms(t0)
+        settled: asyncio.Future[fingerprint.Fingerprint | None] = asyncio.get_running_loop().create_future()
         if action.kind in MUTATING:
-            self._start_prefetch(page, self._next_subgoal_text(brief, subgoal))
+            self._start_prefetch(page, self._next_subgoal_text(brief, subgoal), settled)
         t0 = time.perf_counter()
-        await self._settle(page)
-        fp_after = await fingerprint.take(page)
+        fp_after = None
+        try:
+            await self._settle(page)
+            fp_after = await fingerprint.take(page)
+        finally:
+            settled.set_result(fp_after)  # the prefetched pass starts from here
         effective, rec.effect = await validator.effect(page, action, rec.error_type, fp_before,
                                                        fp_after, pixels_before)
         rec.effective = effective
