@@ -173,8 +173,11 @@ _WALK_JS = r"""
         if (node.nodeType === 3) { if (node.data.trim()) out.push(node.data.trim()); continue; }
         if (node.nodeType !== 1) continue;
         const r = node.getBoundingClientRect();
-        if (r.width === 0 && r.height === 0) visit(node);  // display: contents, or empty
-        else if (!meets(r)) continue;
+        if (r.width === 0 && r.height === 0) {
+          // No box: its children are drawn only for display: contents (not for hidden ones,
+          // scripts and styles, which have no rendered text).
+          if (getComputedStyle(node).display === "contents") visit(node);
+        } else if (!meets(r)) continue;
         else if (r.height <= vh * 1.25 && r.width <= vw * 1.25) out.push(node.innerText ?? "");
         else visit(node);
       }
@@ -182,15 +185,14 @@ _WALK_JS = r"""
     visit(document.body);
     return out.join("\n");
   };
-  const whole = small;
-  const text = !document.body ? "" : whole ? document.body.innerText : viewText();
+  const text = !document.body ? "" : small ? document.body.innerText : viewText();
   // One string back: Playwright serialises a large object field by field.
   return JSON.stringify({
     dom: xxh(sigs.join("\n")), values: xxh(values.join("\x1f")), frames: xxh(frames.join("\n")),
     text: xxh(`${text}\n@${Math.round(scrollX)},${Math.round(scrollY)}\n${layout.join(";")}`),
     bodyText: xxh(text), cross: frames.some((f) => f.startsWith("cross:")),
     url: location.href, mutations, size: document.getElementsByTagName("*").length,
-    changes: window.__gbChanges ?? -1, textScope: whole ? "document" : "view",
+    changes: window.__gbChanges ?? -1, textScope: small ? "document" : "view",
     scopes: small ? null : kept.map(pathOf), offscreen: [...new Set(offscreen)],
     framed: small ? [] : kept.filter((r) => r.tagName === "IFRAME" || r.querySelector("iframe")).map(pathOf) });
 }
@@ -214,7 +216,7 @@ class Fingerprint:
     scopes: tuple[str, ...] | None = field(default=None, compare=False)
     offscreen: tuple[str, ...] = field(default=(), compare=False)
     framed: frozenset[str] = field(default=frozenset(), compare=False)  # scopes holding an iframe
-    # "document": `text` covers the whole body; "view": the containers in view (a long page).
+    # "document": `text` covers the whole body; "view": only the text in view (a long page).
     text_scope: str = field(default="document", compare=False)
     changes: int = field(default=-1, compare=False)  # node and text mutation records (-1: no counter)
 

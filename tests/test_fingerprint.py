@@ -171,6 +171,11 @@ def test_long_page_text_part_reads_the_view_and_counts_changes_below(chromium: _
         # in view, outside any control's container: a text miss as on a short page
         before, after = await before_after(page, "document.getElementById('note').textContent = 'Closed.'")
         assert before.differs(after) == ["text"]
+        # hidden text is not rendered text, on a long page as in a short one's innerText
+        await page.evaluate("document.body.insertAdjacentHTML('afterbegin', "
+                            "'<p id=\"hid\" hidden>secret</p>')")
+        before, after = await before_after(page, "document.getElementById('hid').textContent = 'other'")
+        assert before.differs(after) == [] and before.changed_out_of_view(after)
         # the short page reads its whole text
         await page.set_content(PAGE.replace("height:2400px", "height:0") % "")
         assert (await take(page)).text_scope == "document"
