@@ -3,11 +3,18 @@ changes success or the trace column it owns (and a switch that is off leaves no 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import run_experiment
+from playwright.async_api import async_playwright
+
+from agents.agent import AgentConfig, GroundingAgent
+from agents.dead_action_guard import DeadActionGuard
+from agents.worker.scripted import ScriptedWorker
+from harness.browser import BrowserSettings, launch
 
 pytestmark = pytest.mark.browser
 
@@ -106,7 +113,6 @@ def test_direct_navigation_detects_a_wrong_landing_and_recovers(tmp_path: Path) 
 def test_dead_action_guard_waits_for_a_slow_control() -> None:
     # Two no-ops 0.3 s apart: a control still starting up, not dead; a third 1.1 s after the
     # first: dead. Any effect forgets the no-ops.
-    from agents.dead_action_guard import DeadActionGuard
     now = [0.0]
     guard = DeadActionGuard(limit=2, min_span_ms=1000, clock=lambda: now[0])
     assert not guard.no_effect("save")
@@ -155,14 +161,6 @@ _SLIDES = """<!doctype html><style>#css { transition: top .4s linear; }</style>
 def test_settle_waits_out_an_animation() -> None:
     # A screenshot taken mid-slide puts every box where it no longer is (MiniWoB's
     # click-collapsible-2 lost 6 of 10 episodes to point clicks on a still-sliding accordion).
-    import asyncio
-
-    from playwright.async_api import async_playwright
-
-    from agents.agent import AgentConfig, GroundingAgent
-    from agents.worker.scripted import ScriptedWorker
-    from harness.browser import BrowserSettings, launch
-
     async def settled(page, config: AgentConfig, start: str) -> tuple[float, float, float]:
         agent = GroundingAgent(config, ScriptedWorker(), None)
         await page.evaluate(start)

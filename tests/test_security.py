@@ -27,6 +27,7 @@ from stub_openai import StubOpenAI, StubReply
 import harness.episode
 from agents.actions import Action, AnyAction, Navigate
 from agents.marks import Mark
+from agents.navigation_guard import content_policy
 from agents.observation import Box
 from agents.worker.openai_worker import InvalidReply, check_reply
 from sites.server import FixtureServer
@@ -203,7 +204,6 @@ def test_api_key_never_reaches_an_output_file(tmp_path: Path) -> None:
 
 
 def test_content_policy_names_only_the_allowed_origins() -> None:
-    from agents.navigation_guard import content_policy
     policy = content_policy(["http://127.0.0.1:8000", "https://shop.example", "[::1]", "http://[::1]:5000"])
     default = policy.split(";")[0].split()
     assert default[0] == "default-src"
