@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from playwright.async_api import Browser, Playwright, async_playwright
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from harness.browser import launch
+from harness.browser import find_chromium, launch
 from harness.config import RunConfig
 from harness.episode import run_episode
 from harness.traces import PARTS, TraceWriter, remove_unfinished
@@ -73,7 +73,8 @@ def git_commit() -> str:
         return "unknown"
 
 
-def run_metadata(cfg: RunConfig, browser_version: str, resolved: dict[str, Any]) -> dict[str, Any]:
+def run_metadata(cfg: RunConfig, browser_version: str, resolved: dict[str, Any],
+                 browser_executable: str) -> dict[str, Any]:
     versions = {}
     for pkg in PACKAGES:
         try:
@@ -89,6 +90,8 @@ def run_metadata(cfg: RunConfig, browser_version: str, resolved: dict[str, Any])
         "python": platform.python_version(),
         "platform": platform.platform(),
         "browser_version": browser_version,
+        # the binary (the headless shell or full Chromium); "playwright": Playwright's own build
+        "browser_executable": browser_executable,
         "viewport": {"width": cfg.browser.width, "height": cfg.browser.height},
         "device_scale_factor": cfg.browser.device_scale_factor,
     }
@@ -153,7 +156,9 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
         async with async_playwright() as pw:
             pool = _BrowserPool(pw, cfg)
             browser = await pool.get()
-            meta = run_metadata(cfg, browser.version, resolved)
+            settings = cfg.browser.settings()
+            executable = find_chromium(pw, settings.executable, settings.headless) or "playwright"
+            meta = run_metadata(cfg, browser.version, resolved, executable)
             (run_dir / "run.json").write_text(json.dumps(meta, indent=2, default=str))
             writer = TraceWriter(run_dir, meta)
             gate = asyncio.Semaphore(cfg.concurrency)

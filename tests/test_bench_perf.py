@@ -147,6 +147,9 @@ def test_peer_chromium_wrapper_execs_the_system_chromium(tmp_path: Path) -> None
     text = chrome.read_text()
     assert os.access(chrome, os.X_OK) and text.startswith("#!/bin/sh\nexec ")
     assert "--no-sandbox" in text and '"$@"' in text
+    if Path(peer_browsergym.BGYM_BROWSERS["headless-shell"]).is_file():
+        shell = peer_browsergym.chromium_wrapper(tmp_path / "shell", "headless-shell")
+        assert "chromium-headless-shell " in (shell / "chromium-1117" / "chrome-linux" / "chrome").read_text()
 
 
 @pytest.mark.slow

@@ -49,6 +49,7 @@ def test_smoke_suite_from_the_command_line(tmp_path: Path) -> None:
     run = json.loads((run_dir / "run.json").read_text())
     assert run["viewport"] == {"width": 1280, "height": 720} and run["device_scale_factor"] == 1.0
     assert run["browser_version"] and run["packages"]["playwright"] and run["git_commit"]
+    assert run["browser_executable"]
     assert run["config"]["suite"]["name"] == "smoke"
     assert read_metadata(run_dir / "steps.parquet")["config_name"] == "full/none/scripted"
     assert pq.read_schema(run_dir / "episodes.parquet").field("success").type == "bool"

@@ -3,14 +3,16 @@ episodes per minute and observation cost per step.
 
     python -m harness.bench.peer_browsergym [--bgym-python /work/bgym-venv/bin/python]
         [--tasks click-button click-link enter-text] [--seeds 0 1 2] [--rounds 3]
-        [--only browsergym] [--out FILE.json]
+        [--only browsergym] [--bgym-browser chromium|headless-shell] [--out FILE.json]
 
 BrowserGym (`browsergym-miniwob` 0.14.3) lives in its own venv, never in groundbench's:
 `make bgym-venv` builds it (`python3 -m venv /work/bgym-venv && /work/bgym-venv/bin/pip install
 browsergym-miniwob==0.14.3 miniwob==1.1.0`). Its Playwright 1.44 looks for
 `chromium-1117/chrome-linux/chrome` under PLAYWRIGHT_BROWSERS_PATH; this benchmark writes a
-wrapper there (runs/bench/bgym-browsers) that execs Debian's Chromium with the usual flags, and
-serves the `miniwob` package's html over http on loopback for MINIWOB_URL.
+wrapper there (runs/bench/bgym-browsers) that execs Debian's Chromium with the usual flags (full
+Chromium as the issue set it up; `--bgym-browser headless-shell`: the headless shell groundbench
+itself runs headless, so both sides drive the same binary), and serves the `miniwob` package's
+html over http on loopback for MINIWOB_URL.
 
 Each side is one child process, timed from start to exit (imports, browser start-up and
 everything else included) on the same episodes, tasks x seeds:
@@ -52,17 +54,23 @@ from harness.browser import CHROMIUM_ARGS, SYSTEM_CHROMIUMS
 
 SIDE_SCRIPT = Path(__file__).with_name("peer_browsergym_side.py")
 BGYM_CHROMIUM = "chromium-1117/chrome-linux/chrome"  # where Playwright 1.44 looks for its browser
-DEBIAN_CHROMIUM_BINARY = "/usr/lib/chromium/chromium"
+# What BrowserGym's wrapper execs: full Chromium (the issue's setup, and the default) or the
+# headless shell that groundbench itself prefers for headless runs (`--bgym-browser headless-shell`).
+BGYM_BROWSERS = {"chromium": "/usr/lib/chromium/chromium",
+                 "headless-shell": "/usr/lib/chromium/chromium-headless-shell"}
 SIDES = ("browsergym", "groundbench")
 TARGET_RATE = 5.0  # groundbench episodes/min over BrowserGym's, at least
 TARGET_OBS = 1.0  # groundbench observation ms per step over BrowserGym's, below
 
 
-def chromium_wrapper(root: Path) -> Path:
-    """A PLAYWRIGHT_BROWSERS_PATH whose chromium-1117 is a script that execs the system Chromium."""
-    binary = next((c for c in (DEBIAN_CHROMIUM_BINARY, *SYSTEM_CHROMIUMS) if Path(c).is_file()), None)
+def chromium_wrapper(root: Path, which: str = "chromium") -> Path:
+    """A PLAYWRIGHT_BROWSERS_PATH whose chromium-1117 is a script that execs the system Chromium
+    (`which`: a key of BGYM_BROWSERS)."""
+    wanted = BGYM_BROWSERS[which]
+    fallbacks = SYSTEM_CHROMIUMS if which == "chromium" else ()
+    binary = next((c for c in (wanted, *fallbacks) if Path(c).is_file()), None)
     if binary is None:
-        raise FileNotFoundError(f"no system Chromium at {DEBIAN_CHROMIUM_BINARY} or {SYSTEM_CHROMIUMS}")
+        raise FileNotFoundError(f"no {which} at {wanted}" + (f" or {fallbacks}" if fallbacks else ""))
     chrome = root / BGYM_CHROMIUM
     chrome.parent.mkdir(parents=True, exist_ok=True)
     flags = " ".join(("--no-sandbox", *CHROMIUM_ARGS))
@@ -122,19 +130,21 @@ def groundbench_side(tasks: Sequence[str], seeds: Sequence[int], run_dir: Path) 
     eps = pd.read_parquet(run_dir / "episodes.parquet")
     steps = pd.read_parquet(run_dir / "steps.parquet")
     obs = steps.observe_ms + steps.perceive_ms
-    return {"side": "groundbench", "episodes": len(eps), "successes": int(eps.success.sum()),
+    browser = json.loads((run_dir / "run.json").read_text()).get("browser_executable", "")
+    return {"side": "groundbench", "browser_executable": browser, "episodes": len(eps), "successes": int(eps.success.sum()),
             "process_s": sampled["wall_s"], "episodes_per_minute": 60 * len(eps) / sampled["wall_s"],
             "observation_ms_per_step": float(obs.median()), "observations": len(obs),
             "overrides": overrides, "episode_s": eps.wall_s.tolist()}
 
 
 def run(python: str, tasks: Sequence[str], seeds: Sequence[int], rounds: int,
-        sides: Sequence[str]) -> list[dict[str, Any]]:
+        sides: Sequence[str], bgym_browser: str = "chromium") -> list[dict[str, Any]]:
     results = []
     serving = static_server(miniwob_html(python)) if "browsergym" in sides else nullcontext("")
     with tempfile.TemporaryDirectory() as tmp, serving as base:
         env = {**os.environ, "MINIWOB_URL": f"{base}miniwob/",
-               "PLAYWRIGHT_BROWSERS_PATH": str(chromium_wrapper(Path("runs/bench/bgym-browsers").resolve()))}
+               "PLAYWRIGHT_BROWSERS_PATH": str(chromium_wrapper(Path("runs/bench/bgym-browsers").resolve(),
+                                                             bgym_browser))}
         for rnd in range(rounds):
             order = list(sides) if rnd % 2 == 0 else list(reversed(sides))
             for side in order:
@@ -200,15 +210,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=SIDES, default=None, help="measure one side alone")
+    parser.add_argument("--bgym-browser", choices=sorted(BGYM_BROWSERS), default="chromium",
+                        help="the Chromium binary BrowserGym's wrapper execs")
     args = parser.parse_args(argv)
     sides = [args.only] if args.only else list(SIDES)
     if not Path(args.bgym_python).is_file() and "browsergym" in sides:
         parser.error(f"no BrowserGym python at {args.bgym_python}: run `make bgym-venv` or pass --bgym-python")
     load_before = machine.facts()["load_average"]
-    results = run(args.bgym_python, args.tasks, args.seeds, args.rounds, sides)
+    results = run(args.bgym_python, args.tasks, args.seeds, args.rounds, sides, args.bgym_browser)
     summary = summarise(results)
     checks = targets(summary)
-    meta = {**machine.facts(), "tasks": args.tasks, "seeds": args.seeds, "rounds": args.rounds, "sides": sides}
+    meta = {**machine.facts(), "tasks": args.tasks, "seeds": args.seeds, "rounds": args.rounds, "sides": sides,
+            "bgym_browser": BGYM_BROWSERS[args.bgym_browser]}
     meta["load_average"] = {"before": load_before, "after": meta["load_average"]}
     print(render(summary, checks, meta))
     output.write(args, {"meta": meta, **summary, "targets": checks, "runs": results})
