@@ -137,10 +137,10 @@ def _main(cfg: DictConfig) -> None:
         return
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     result = run(run_cfg, run_dir, resolved, show_progress=sys.stderr.isatty())
-    eps = result.episodes
+    ok, episodes, calls = result.tally()
     Console().print(
-        f"[bold]{escape(run_cfg.config_name)}[/]: {int(eps.success.sum())}/{len(eps)} episodes succeeded, "
-        f"{eps.vision_calls.mean():.1f} vision calls per episode\n"
+        f"[bold]{escape(run_cfg.config_name)}[/]: {ok}/{episodes} episodes succeeded, "
+        f"{calls:.1f} vision calls per episode\n"
         f"traces: {run_dir / 'episodes.parquet'}, {run_dir / 'steps.parquet'}, {run_dir / 'run.json'}"
     )
 
