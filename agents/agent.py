@@ -542,8 +542,8 @@ class GroundingAgent:
                         rec: StepRecord, cap: int | None = None) -> PerceptionResult:
         assert self.backend is not None
         t0 = time.perf_counter()
-        png = await page.screenshot()
-        self._step_png = self._step_png or png
+        png = await page.screenshot() if self.backend.reads_pixels else b""
+        self._step_png = self._step_png or png or None
         result = await self.backend.perceive(png, subgoal_text, hints, tier, cap)
         rec.perceive_ms += _ms(t0)
         rec.vision_calls += 1
@@ -591,7 +591,8 @@ class GroundingAgent:
             if fp is None:  # navigating: nothing to look at yet; handed over as out of date
                 return Prefetched(None, PerceptionResult(candidates=[]), tier, 0.0, subgoal_text)
             # bounded: a screenshot taken while the page navigates can wait for a frame a long time
-            png = await page.screenshot(timeout=self.config.action_timeout_ms)
+            png = await page.screenshot(timeout=self.config.action_timeout_ms) \
+                if backend.reads_pixels else b""
             result = await backend.perceive(png, subgoal_text, [], tier)
             return Prefetched(fp, result, tier, _ms(t0), subgoal_text)
 

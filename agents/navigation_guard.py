@@ -25,6 +25,8 @@ CHALLENGE = re.compile(r"verify you are (a )?human|are you a robot|captcha|acces
                        r"unusual traffic|security check|challenge|just a moment|"
                        r"checking your browser|attention required", re.IGNORECASE)
 
+_TITLE_AND_HEADING_JS = "() => `${document.title} ${document.querySelector('h1')?.innerText ?? ''}`"
+
 
 def _host_port(url: str) -> tuple[str, str, int | None]:
     parts = urlsplit(url)
@@ -136,11 +138,8 @@ class NavigationGuard:
 
     async def is_challenge(self, page: Page) -> bool:
         """A blocked/challenge landing page; remembered so it is not retried blindly."""
-        try:
-            text = await page.title()
-            heading = page.locator("h1").first
-            if await heading.count():
-                text += " " + await heading.inner_text(timeout=500)
+        try:  # one round trip: the title and the first heading's rendered text
+            text = await page.evaluate(_TITLE_AND_HEADING_JS)
         except PlaywrightError:
             return False
         if CHALLENGE.search(text):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import secrets
+import sys
 import threading
 import time
 from collections import defaultdict
@@ -113,6 +114,17 @@ def server_errors(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in requests if r["status"] == STALLED or (r["status"] or 0) >= 500]
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser that closes a kept-alive connection (a context closing, the headless shell
+        # exiting) is not an error of the fixture; anything else is printed as usual.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class FixtureServer:
     """Three loopback HTTP servers (origins main, alt, offsite) over the same site folders."""
 
@@ -166,8 +178,7 @@ class FixtureServer:
     def start(self) -> FixtureServer:
         for name in ORIGIN_NAMES:
             handler = type(f"Handler_{name}", (_Handler,), {"fixture": self, "origin_name": name})
-            srv = ThreadingHTTPServer((self.host, 0), handler)
-            srv.daemon_threads = True
+            srv = _Server((self.host, 0), handler)
             self._servers[name] = srv
             # serve_forever notices a shutdown request only between polls: at its default 0.5 s,
             # stopping the three servers one after another took a second at the end of every run.

@@ -35,15 +35,15 @@ def test_overhead_at_its_smallest_size(tmp_path: Path) -> None:
                           "--out", str(out)]) == 0
     fig = json.loads(out.read_text())
     assert {"cpus", "memory_gib", "load_average", "browser_version"} <= fig["meta"].keys()
-    assert set(fig["arms"]) == {"floor", "none", "synthetic"}
+    agents = ["none", "synthetic", "synthetic_capture"]
+    assert list(fig["arms"]) == ["floor", *agents]
     wall = {s["arm"]: s["wall_ms"] for s in fig["samples"]}
     assert all(s["success"] for s in fig["samples"])
-    for arm in ("none", "synthetic"):
+    for arm in agents:
         assert fig["arms"][arm]["ratio_to_floor"] == pytest.approx(wall[arm] / wall["floor"])
         assert fig["arms"][arm]["agent_steps_per_episode"] >= 2
     assert fig["arms"]["floor"]["ms_per_step"] == pytest.approx(wall["floor"] / 2)  # a 2-step plan
-    assert [t["holds"] for t in fig["targets"]] == [r <= 1.5 for r in
-                                                     (wall["none"] / wall["floor"], wall["synthetic"] / wall["floor"])]
+    assert [t["holds"] for t in fig["targets"]] == [wall[arm] / wall["floor"] <= 1.5 for arm in agents]
 
 
 def _level_run(rnd: int, level: int, rate: float, peak: float, successes: int = 4) -> dict[str, Any]:

@@ -12,7 +12,9 @@ from conftest import run_experiment
 from playwright.async_api import async_playwright
 
 from agents.agent import AgentConfig, GroundingAgent
+from agents.brief import StepRecord
 from agents.dead_action_guard import DeadActionGuard
+from agents.perception.synthetic import SyntheticBackend, SyntheticConfig
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch
 
@@ -187,6 +189,38 @@ def test_settle_waits_out_an_animation() -> None:
                 # machine's load: a tick starved for 50 ms looks like the end of it).
                 *_, waited = await settled(page, AgentConfig(settle_animation_ms=600), "forever()")
                 assert waited < 3, f"an endless animation held the settle {waited:.2f} s"
+            finally:
+                await browser.close()
+
+    asyncio.run(main())
+
+
+def test_a_backend_that_reads_no_pixels_gets_no_screenshot() -> None:
+    # The synthetic model reads the page's geometry: a screenshot per call would be taken for
+    # nothing (25-80 ms). `capture=true` takes it anyway, to pay what a pixel-reading model costs.
+    async def main() -> None:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page()
+                await page.set_content("<button>Save</button> <button>Cancel</button>")
+                shots: list[dict] = []
+                real = page.screenshot
+
+                async def counted(**kwargs):
+                    shots.append(kwargs)
+                    return await real(**kwargs)
+
+                page.screenshot = counted  # type: ignore[method-assign]
+                for capture in (False, True):
+                    backend = SyntheticBackend(SyntheticConfig(capture=capture, miss_small_p=0), 0, page)
+                    assert backend.reads_pixels is capture
+                    agent = GroundingAgent(AgentConfig(), ScriptedWorker(), backend)
+                    rec = StepRecord(step=0, subgoal_index=0, subgoal_action="click")
+                    shots.clear()
+                    result = await agent._perceive(page, "Save button", [], "small", rec)
+                    assert len(shots) == int(capture) and rec.vision_calls == 1
+                    assert {"Save", "Cancel"} <= {c.label for c in result.candidates}
             finally:
                 await browser.close()
 

@@ -54,9 +54,14 @@ class PerceptionResult(BaseModel):
 
 class VisionBackend(Protocol):
     """What every backend implements. `image` is a PNG of the viewport; `hints` are labels the
-    validator expected but did not see (coverage pass); `cap` overrides the tier's candidate cap."""
+    validator expected but did not see (coverage pass); `cap` overrides the tier's candidate cap.
+
+    `reads_pixels`: False for a backend that does not look at `image` (the synthetic model reads
+    the page's geometry itself): the agent then captures no screenshot for the call and passes
+    b"" (a capture costs 25-80 ms a call, more on long pages)."""
 
     name: str
+    reads_pixels: bool
 
     async def perceive(self, image: bytes, subgoal: str, hints: list[str], tier: Tier,
                        cap: int | None = None) -> PerceptionResult: ...

@@ -497,6 +497,7 @@ class OcrBackend:
     """
 
     name = "ocr"
+    reads_pixels = True
 
     def __init__(self, config: OcrConfig | None = None) -> None:
         self.config = config or OcrConfig()

@@ -193,6 +193,7 @@ class OpenAIVisionBackend:
     and candidate cap (config)."""
 
     name = "openai"
+    reads_pixels = True
 
     def __init__(self, config: OpenAIVisionConfig | None = None,
                  client: OpenAIClient | None = None) -> None:

@@ -41,6 +41,10 @@ class SyntheticConfig(BaseModel):
     state_seen_p: float = Field(0.0, ge=0, le=1)
     large_tier_error_scale: float = Field(0.3, ge=0, le=1)
     latency_ms: dict[str, float] = Field(default_factory=lambda: {"small": 0.0, "large": 0.0})
+    # The simulation reads the page's geometry, not pixels, so by default the agent takes no
+    # screenshot for it. True: capture the viewport for every call as for a model that reads
+    # pixels, so a run pays what such a backend's capture costs (the image is not read).
+    capture: bool = False
 
 
 @dataclass
@@ -135,6 +139,7 @@ class SyntheticBackend:
 
     def __init__(self, config: SyntheticConfig, seed: int, page: Page) -> None:
         self.config, self.seed, self.page = config, seed, page
+        self.reads_pixels = config.capture
         self.last_stats = DegradeStats()
 
     async def perceive(self, image: bytes, subgoal: str, hints: list[str], tier: Tier,

@@ -12,7 +12,10 @@ shared Chromium and fixture server, one episode at a time:
   and the verdict read from server state) is what any runner needs to judge a task, and is the
   same code in every arm;
 - none: the grounding agent with `perception=none` (the accessibility tree alone);
-- synthetic: the grounding agent with `perception=synthetic` at its default zero latency.
+- synthetic: the grounding agent with `perception=synthetic` at its default zero latency (the
+  simulated model reads the page, so no screenshot is taken for it);
+- synthetic_capture: the same with `perception.capture=true`: a screenshot per vision call, as a
+  backend that reads pixels (ocr, openai) needs.
 The agent arms run with the default config (`agent=full`, `worker=scripted`, the default trace
 settings: a Playwright trace recorded and kept for failed episodes only). `--arm NAME=OVERRIDES`
 adds an agent arm with other overrides, to see what a setting costs (e.g. `--arm
@@ -55,6 +58,8 @@ ARMS = {
     "floor": ["policy=oracle", "trace.playwright=false"],
     "none": ["perception=none"],
     "synthetic": ["perception=synthetic"],
+    # what a backend that reads pixels adds: a screenshot per vision call
+    "synthetic_capture": ["perception=synthetic", "perception.capture=true"],
 }
 TARGET = 1.5  # harness time per step / floor time per step, at most
 STAGES = ("observe_ms", "perceive_ms", "vision_wait_ms", "enrich_ms", "rank_ms", "choose_ms",
@@ -150,10 +155,10 @@ def render(arms: dict[str, Any], checks: list[dict[str, Any]], meta: dict[str, A
              f"{len(meta['tasks'])} tasks x {meta['rounds']} rounds, seed {meta['seed']}, "
              f"{machine.describe(meta)}"),
              "medians over successful episodes; ratios are medians of same-round ratios to the floor", ""]
-    lines.append(f"{'arm':<10} {'ok':>7} {'ms/step':>9} {'ms/episode':>11} {'x floor':>8}")
+    lines.append(f"{'arm':<17} {'ok':>7} {'ms/step':>9} {'ms/episode':>11} {'x floor':>8}")
     for arm, a in arms.items():
         ratio = a.get("ratio_to_floor")
-        lines.append(f"{arm:<10} {a['successes']:>3}/{a['episodes']:<3} {a['ms_per_step'] or 0:>9.0f} "
+        lines.append(f"{arm:<17} {a['successes']:>3}/{a['episodes']:<3} {a['ms_per_step'] or 0:>9.0f} "
                      f"{a['ms_per_episode'] or 0:>11.0f} {'' if ratio is None else f'{ratio:.2f}':>8}")
     for arm in list(arms)[1:]:
         parts = arms[arm].get("breakdown_ms_per_episode")

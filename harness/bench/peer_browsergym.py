@@ -19,10 +19,12 @@ everything else included) on the same episodes, tasks x seeds:
 - browsergym: `harness/bench/peer_browsergym_side.py` run by the BrowserGym venv's python: its
   own environment with its defaults and a trivial one-step agent (see that file); observation cost
   is every `_get_obs` call (DOM snapshot, accessibility tree, screenshot, element properties);
-- groundbench: `groundbench suite=miniwob 'suite.ids=[miniwob.TASK,...]' perception=synthetic`
-  at the default concurrency (one process: one browser, a context per episode) and the default
-  trace settings; observation cost per step is `observe_ms + perceive_ms` (fingerprint and aria
-  snapshot, then the screenshot and the synthetic model at zero latency) from steps.parquet.
+- groundbench: `groundbench suite=miniwob 'suite.ids=[miniwob.TASK,...]' perception=synthetic
+  perception.capture=true` at the default concurrency (one process: one browser, a context per
+  episode) and the default trace settings; observation cost per step is `observe_ms +
+  perceive_ms` (fingerprint and aria snapshot, then the screenshot and the synthetic model at zero
+  latency) from steps.parquet. `capture=true` takes the screenshot a pixel-reading model needs
+  (the synthetic model itself reads the page), so the observation holds what BrowserGym's does.
   `--only browsergym` measures the peer alone.
 Each round runs both sides, in an order alternating from round to round. A ratio is the median
 over rounds of the same-round ratio, so load from other work mostly cancels.
@@ -125,7 +127,7 @@ def browsergym_side(python: str, tasks: Sequence[str], seeds: Sequence[int], env
 
 def groundbench_side(tasks: Sequence[str], seeds: Sequence[int], run_dir: Path) -> dict[str, Any]:
     overrides = ["suite=miniwob", f"suite.ids=[{','.join(f'miniwob.{t}' for t in tasks)}]",
-                 "perception=synthetic", f"seeds=[{','.join(map(str, seeds))}]"]
+                 "perception=synthetic", "perception.capture=true", f"seeds=[{','.join(map(str, seeds))}]"]
     sampled = machine.run_sampled(overrides, run_dir)
     eps = pd.read_parquet(run_dir / "episodes.parquet")
     steps = pd.read_parquet(run_dir / "steps.parquet")
