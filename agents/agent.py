@@ -76,8 +76,9 @@ class AgentConfig(BaseModel):
     # An animation under way (finite CSS/Web animation, or a script rewriting a style attribute
     # frame after frame) is waited out up to this long, settle_ms or not.
     settle_animation_ms: int = Field(1000, ge=0)
-    # After an action that changed nothing, wait settle_ms, then twice that after the next no-op
-    # in a row, and so on up to backoff_max_ms, before trying again (0: no wait).
+    # After a step that changed nothing (an action without effect, or nothing found to act on and
+    # nowhere further to look), wait settle_ms, then twice that after the next one in a row, and
+    # so on up to backoff_max_ms, before trying again (0: no wait).
     backoff_max_ms: int = Field(1000, ge=0)
     action_timeout_ms: int = Field(3000, ge=100)
     enrichment: bool = True
@@ -94,7 +95,7 @@ class AgentConfig(BaseModel):
     freshness_max_age_s: float = 10.0
     dead_action_guard: bool = True
     dead_action_limit: int = Field(2, ge=1)
-    dead_action_min_ms: int = Field(500, ge=0)  # ...no-ops spread over at least this long
+    dead_action_min_ms: int = Field(1000, ge=0)  # ...no-ops spread over at least this long
     navigation_guard: bool = True
     direct_navigation: bool = True
     gating: bool = True
@@ -220,7 +221,12 @@ class GroundingAgent:
                 if advanced and self.dead_guard is not None:
                     self.dead_guard.next_subgoal()
             last_error = rec.error_type or last_error
-            no_ops = no_ops + 1 if rec.error_type == "no_effect" else 0
+            # A step that changed nothing: an action without effect, or a look that found nothing
+            # to act on and could not move the page to look further (a list still loading its
+            # next rows). Either way the page is given time before the next try, so how long the
+            # agent waits for a slow page does not depend on how fast its own steps are.
+            idle = rec.error_type == "no_effect" or (rec.error_type == "no_target" and not rec.action)
+            no_ops = no_ops + 1 if idle else 0
             if no_ops and cfg.backoff_max_ms:
                 rec.backoff_ms = float(min(cfg.settle_ms * 2 ** (no_ops - 1), cfg.backoff_max_ms))
                 await page.wait_for_timeout(rec.backoff_ms)
