@@ -143,9 +143,14 @@ async def frame_geometry(page: Page, obs: Observation) -> dict[str, tuple[float,
             frame = await handle.content_frame() if handle else None
         except (PlaywrightError, StaleRefError):
             frame = None
-        if frame is None:
+        if frame is None or handle is None:
             continue
-        ox, oy = await frame_offset(frame)
+        try:  # the iframe's own content box, from the handle in hand; then its document's offset
+            own = await handle.evaluate(OFFSET_JS)
+            up = await frame_offset(frame.parent_frame) if frame.parent_frame else (0.0, 0.0)
+        except PlaywrightError:
+            continue
+        ox, oy = own[0] + up[0], own[1] + up[1]
         route: Route = "same_origin_frame" if _origin(frame.url) == top_origin else "cross_origin_frame"
         geometry[child_prefix] = (ox, oy, route)
     return geometry
