@@ -45,7 +45,7 @@ from agents.actions import (
     execute,
 )
 from agents.brief import Brief, StepRecord
-from agents.dead_action_guard import DeadActionGuard
+from agents.dead_action_guard import DeadActionGuard, TargetIdentity
 from agents.direct_navigation import DirectNavigation
 from agents.freshness import PreviousPerception, overlay
 from agents.gating import Gate
@@ -339,7 +339,7 @@ class GroundingAgent:
                                             rec, step)
 
     async def _choose(self, page: Page, brief: Brief, subgoal: Subgoal, marks: list[Mark],
-                      dead: frozenset[str], rec: StepRecord) -> Decision:
+                      dead: frozenset[TargetIdentity], rec: StepRecord) -> Decision:
         """Ask the worker. A language-model worker sees the Set-of-Mark image and the listing;
         its answer names a mark of this listing (or, degraded, a point)."""
         if isinstance(self.worker, ScriptedWorker):
@@ -358,7 +358,7 @@ class GroundingAgent:
         return Decision(reply, by_number.get(reply.mark) if reply.mark is not None else None)
 
     def _better_in_dom(self, page: Page, subgoal: Subgoal, elements: list[tuple[Element, Box]],
-                       obs: Observation, decision: Decision, dead: frozenset[str]
+                       obs: Observation, decision: Decision, dead: frozenset[TargetIdentity]
                        ) -> tuple[Mark, bool] | None:
         """The DOM bridge knows the whole document; vision saw part of the viewport. An element
         that fits the subgoal clearly better than every candidate is evidence that perception
@@ -392,7 +392,7 @@ class GroundingAgent:
         return 0
 
     async def _reveal(self, page: Page, brief: Brief, subgoal: Subgoal, marks: list[Mark],
-                      dead: frozenset[str], geometry: dict, obs: Observation,
+                      dead: frozenset[TargetIdentity], geometry: dict, obs: Observation,
                       fp_before: fingerprint.Fingerprint | None, rec: StepRecord, step: int) -> bool:
         """The target may sit behind a tab, a collapsed section or a folder (the subgoal's
         `reveal`): open the first such control not opened yet and look again. True when one was

@@ -13,10 +13,13 @@ from playwright.async_api import async_playwright
 
 from agents.agent import AgentConfig, GroundingAgent
 from agents.brief import StepRecord
-from agents.dead_action_guard import DeadActionGuard
+from agents.dead_action_guard import DeadActionGuard, TargetIdentity
+from agents.marks import Mark
+from agents.observation import Box
 from agents.perception.synthetic import SyntheticBackend, SyntheticConfig
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch
+from tasks.schema import Subgoal
 
 pytestmark = pytest.mark.browser
 
@@ -116,17 +119,38 @@ def test_dead_action_guard_waits_for_a_slow_control() -> None:
     # Two no-ops 0.3 s apart: a control still starting up, not dead; a third 1.1 s after the
     # first: dead. Any effect forgets the no-ops.
     now = [0.0]
+    save = TargetIdentity("button", "Save", 100, 600, 80, 32)
     guard = DeadActionGuard(limit=2, min_span_ms=1000, clock=lambda: now[0])
-    assert not guard.no_effect("save")
+    assert not guard.no_effect(save)
     now[0] = 0.3
-    assert not guard.no_effect("save") and "save" not in guard.dead
+    assert not guard.no_effect(save) and save not in guard.dead
     now[0] = 1.1
-    assert guard.no_effect("save") and guard.dead == {"save"}
+    assert guard.no_effect(save) and guard.dead == {save}
     guard.next_subgoal()
-    assert not guard.no_effect("save")
+    assert not guard.no_effect(save)
     now[0] = 2.5
     guard.effective()
-    assert not guard.no_effect("save")
+    assert not guard.no_effect(save)
+
+
+def test_dead_action_guard_knows_a_target_through_box_jitter() -> None:
+    # The synthetic model draws a merged 870-px box a few percent differently on every pass
+    # (moving-sticky-review seed 5: five no-ops on it never added up when the identity was its
+    # position in 10 px cells). The same name in another place stays another target.
+    now = [0.0]
+    guard = DeadActionGuard(limit=2, min_span_ms=0, clock=lambda: now[0])
+    merged = TargetIdentity("", "Reviews Write a review", 38, 336, 856, 48)
+    assert not guard.no_effect(merged)
+    assert guard.no_effect(merged._replace(x=63, y=333, width=830))
+    worker = ScriptedWorker()
+    box = {"role": "", "label": "Reviews Write a review", "confidence": 0.9, "source": "vision"}
+    jittered = Mark(number=1, box=Box(x=51, y=338, width=845, height=47), **box)
+    elsewhere = Mark(number=2, box=Box(x=38, y=900, width=856, height=48), **box)
+    subgoal = Subgoal(action="click", target="Write a review button next to the Reviews heading",
+                      label="Write a review")
+    dead = frozenset(guard.dead)
+    assert worker.decide(subgoal, [jittered], dead).mark is None
+    assert worker.decide(subgoal, [jittered, elsewhere], dead).mark == elsewhere
 
 
 def test_going_back_from_a_challenge_page_drops_the_prefetched_pass(tmp_path: Path) -> None:

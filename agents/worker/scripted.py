@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agents.compound_split import prefers_toggle
+from agents.dead_action_guard import TargetIdentity, among
 from agents.marks import Mark
 from agents.text_match import label_matches, words
 from agents.worker.base import WorkerReply
@@ -107,8 +108,8 @@ class ScriptedWorker:
     def __init__(self, prefer_toggle: bool = False) -> None:
         self.prefer_toggle = prefer_toggle
 
-    def decide(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[str] = frozenset()
-               ) -> Decision:
+    def decide(self, subgoal: Subgoal, marks: list[Mark],
+               excluded: frozenset[TargetIdentity] = frozenset()) -> Decision:
         """The reply for this subgoal on this listing; reply None when no mark fits."""
         if subgoal.action in UNTARGETED:
             return Decision(WorkerReply(action=subgoal.action, url=subgoal.url,
@@ -118,7 +119,7 @@ class ScriptedWorker:
             return self._nth(subgoal, marks, excluded)
         best: tuple[float, Mark] | None = None
         for mark in marks:
-            if mark_key(mark) in excluded:
+            if excluded and among(mark_key(mark), excluded):
                 continue
             s = score(subgoal, mark, self.prefer_toggle)
             if s >= (0.01 if subgoal.label else MIN_SCORE) and (best is None or s > best[0]):
@@ -130,14 +131,14 @@ class ScriptedWorker:
             return Decision(None, mark, s, satisfied=True)
         return self._reply(subgoal, mark, s)
 
-    def _nth(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[str]) -> Decision:
+    def _nth(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[TargetIdentity]) -> Decision:
         """"The 2nd text box": the targets whose role the description names (and that show the
         label, if one is expected), one per element, in reading order; the nth of them."""
         roles = described_roles(subgoal)
         seen: set[str] = set()
         fits = []
         for mark in marks:
-            if mark_key(mark) in excluded or mark.role not in roles or (
+            if (excluded and among(mark_key(mark), excluded)) or mark.role not in roles or (
                     subgoal.label and not label_matches(subgoal.label, mark.label)):
                 continue
             if mark.ref is not None and mark.ref in seen:
@@ -171,6 +172,8 @@ def described_roles(subgoal: Subgoal) -> set[str]:
     return set(ACTION_ROLES.get(subgoal.action, ()))
 
 
-def mark_key(mark: Mark) -> str:
-    """Identity of a target across observations (refs are per observation): role, name, place."""
-    return f"{mark.role}|{mark.label}|{round(mark.box.x / 10)},{round(mark.box.y / 10)}"
+def mark_key(mark: Mark) -> TargetIdentity:
+    """Identity of a target across observations (refs are per observation): role, name, place
+    (matched by overlap: see agents/dead_action_guard.py)."""
+    b = mark.box
+    return TargetIdentity(mark.role, mark.label, b.x, b.y, b.width, b.height)
