@@ -13,23 +13,33 @@ import sys
 
 from playwright.sync_api import sync_playwright
 
-from harness.browser import SYSTEM_CHROMIUMS, SYSTEM_HEADLESS_SHELLS, playwright_bundled_chromium
+from harness.browser import (
+    SYSTEM_CHROMIUMS,
+    SYSTEM_HEADLESS_SHELLS,
+    BrowserNotFoundError,
+    find_chromium,
+    playwright_bundled_chromium,
+)
 
 DEBIAN_PACKAGES = {"chromium": SYSTEM_CHROMIUMS, "chromium-headless-shell": SYSTEM_HEADLESS_SHELLS}
 
 
-def _first(paths: tuple[str, ...]) -> str | None:
-    return next((p for p in paths if os.path.isfile(p)), None)
+def missing_packages() -> list[str]:
+    return [pkg for pkg, paths in DEBIAN_PACKAGES.items() if not any(os.path.isfile(p) for p in paths)]
 
 
-def found() -> tuple[str | None, list[str]]:
-    """The browser runs will use (None: none), and the Debian packages still worth installing."""
+def found() -> tuple[str | None, list[str], str]:
+    """The browser a headless run will use, chosen as runs choose it (None: none), the Debian
+    packages still worth installing (none when Playwright's own browser is there), and why there
+    is no browser ("" when there is one)."""
     with sync_playwright() as pw:
-        bundled = playwright_bundled_chromium(pw)
-    if bundled:
-        return bundled, []
-    missing = [pkg for pkg, paths in DEBIAN_PACKAGES.items() if _first(paths) is None]
-    return _first(SYSTEM_HEADLESS_SHELLS) or _first(SYSTEM_CHROMIUMS), missing
+        try:
+            chosen = find_chromium(pw)
+        except BrowserNotFoundError as exc:
+            return None, missing_packages(), str(exc)
+        if chosen is None:  # Playwright's own browser
+            return playwright_bundled_chromium(pw), [], ""
+    return chosen, missing_packages(), ""
 
 
 def apt_install(packages: list[str]) -> bool:
@@ -39,23 +49,20 @@ def apt_install(packages: list[str]) -> bool:
 
 
 def main() -> int:
-    path, missing = found()
+    path, missing, problem = found()
     if missing and os.geteuid() == 0 and shutil.which("apt-get"):
         print(f"browser: installing Debian's {' '.join(missing)} with apt-get", flush=True)
         if not apt_install(missing) and len(missing) > 1:
             apt_install(["chromium"])  # an older Debian without the headless shell package
-        path, missing = found()
-    if path:
-        print(f"browser: {path}")
-        if "chromium-headless-shell" in missing:
-            print("browser: no headless shell (`apt-get install chromium-headless-shell`); headless "
-                  "runs use full Chromium, about 2x slower per episode", file=sys.stderr)
-        return 0
-    print("groundbench needs Chromium. Install one of:\n"
-          "  .venv/bin/playwright install chromium     (Playwright's own build)\n"
-          "  sudo apt-get install chromium chromium-headless-shell   (Debian/Ubuntu)\n"
-          "or run with browser.executable=/path/to/chrome.", file=sys.stderr)
-    return 1
+        path, missing, problem = found()
+    if path is None:
+        print(f"groundbench needs Chromium. {problem}", file=sys.stderr)
+        return 1
+    print(f"browser: {path}")
+    if "chromium-headless-shell" in missing:
+        print("browser: no headless shell (`apt-get install chromium-headless-shell`); headless "
+              "runs use full Chromium, which is slower (README, Performance)", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

@@ -50,3 +50,19 @@ def test_no_browser_names_what_to_install(system: dict[str, Path]) -> None:
         path.unlink()
     with pytest.raises(browser.BrowserNotFoundError, match="chromium-headless-shell"):
         browser.find_chromium(fake_playwright(None))
+
+
+def test_setup_reports_the_browser_runs_use_and_the_debian_packages_missing(
+        system: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness import setup_browser
+
+    monkeypatch.setattr(browser, "playwright_bundled_chromium", lambda pw: None)
+    monkeypatch.setattr(setup_browser, "DEBIAN_PACKAGES", {
+        "chromium": browser.SYSTEM_CHROMIUMS, "chromium-headless-shell": browser.SYSTEM_HEADLESS_SHELLS})
+    assert setup_browser.found() == (str(system["chromium-headless-shell"]), [], "")
+    system["chromium-headless-shell"].unlink()
+    assert setup_browser.found() == (str(system["chromium"]), ["chromium-headless-shell"], "")
+    system["chromium"].unlink()
+    path, missing, problem = setup_browser.found()
+    assert path is None and missing == ["chromium", "chromium-headless-shell"]
+    assert "chromium-headless-shell" in problem
