@@ -68,8 +68,8 @@ class AgentConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = "full"
-    # After the start page and every action: wait until the page is quiet (no DOM change for
-    # settle_quiet_ms after a frame, and no request of the page in flight), at most settle_ms.
+    # After the start page and every action: wait until the page is quiet (a frame drawn, no DOM
+    # change for the last settle_quiet_ms, no request of the page in flight), at most settle_ms.
     # settle_quiet_ms >= settle_ms: always wait settle_ms.
     settle_ms: int = Field(150, ge=0)
     settle_quiet_ms: int = Field(20, ge=0)
@@ -112,6 +112,9 @@ class Outcome:
     plan_done: bool
     last_error_type: str = ""
     screenshots: dict[int, bytes] = field(default_factory=dict)
+    # time.monotonic() of the agent's last action on the page (its last navigation, click, key,
+    # scroll...): the episode's final settle counts from here
+    acted_at: float = 0.0
 
 
 StepSink = Callable[[StepRecord], Awaitable[None] | None]
@@ -122,8 +125,8 @@ Prepare = Callable[[Page, Brief], Awaitable[Brief]]
 EpisodeOver = Callable[[Page], Awaitable[bool]]
 
 
-# Resolves true once a frame has been drawn and the document then changed nothing (nodes, text,
-# attributes) for `quiet` ms, and no animation is under way; false when `cap` ms pass first. An
+# Resolves true once a frame has been drawn and the document has changed nothing (nodes, text,
+# attributes) for the last `quiet` ms, and no animation is under way; false when `cap` ms pass first. An
 # animation under way (a finite CSS transition/animation or Web Animation, or a style attribute
 # rewritten frame after frame by a script, as jQuery's animate does) is waited out up to `animCap`
 # ms: a frame can take longer than `quiet`, so a script-driven animation looks quiet between two
@@ -142,15 +145,17 @@ QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
   const done = (result) => {
     observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve(result);
   };
+  let framed = false;  // a rendering opportunity has passed since the action
   const check = () => {
     const now = performance.now(), moving = animating(now);
-    if (now - last >= quiet && !moving) return done(true);
+    if (framed && now - last >= quiet && !moving) return done(true);
     if (now - start >= animCap || (now - start >= cap && !moving)) return done(false);
     const wait = moving ? 17 : quiet - (now - last);
     timer = setTimeout(check, Math.max(1, Math.min(wait, (moving ? animCap : cap) - (now - start)) + 1));
   };
   observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  requestAnimationFrame(() => { last = Math.max(last, performance.now()); check(); });
+  // The quiet window runs from the start, beside the frame: ended by whichever comes later.
+  requestAnimationFrame(() => { framed = true; check(); });
   capTimer = setTimeout(() => done(false), animCap);
 })"""
 
@@ -183,6 +188,7 @@ class GroundingAgent:
         self.history: list[str] = []
         self._revealed: set[str] = set()
         self._in_flight: set[Request] = set()  # the page's requests not yet answered (settle)
+        self.acted_at = time.monotonic()
 
     # ---- episode -------------------------------------------------------------------------
     async def run(self, page: Page, brief: Brief, on_step: StepSink, prepare: Prepare | None = None,
@@ -206,7 +212,8 @@ class GroundingAgent:
         for step in range(brief.max_steps):
             if index >= len(brief.plan):
                 await self._stop_prefetch()
-                return Outcome(steps=step, plan_done=True, screenshots=self._screenshots())
+                return Outcome(steps=step, plan_done=True, screenshots=self._screenshots(),
+                               acted_at=self.acted_at)
             subgoal = brief.plan[index]
             rec = StepRecord(step=step, subgoal_index=index, subgoal_action=subgoal.action,
                              subgoal_target=subgoal.target or "")
@@ -238,12 +245,17 @@ class GroundingAgent:
                 # the worker declared the episode over, or the environment did
                 await self._stop_prefetch()
                 return Outcome(steps=step + 1, plan_done=index >= len(brief.plan),
-                               last_error_type=last_error, screenshots=self._screenshots())
+                               last_error_type=last_error, screenshots=self._screenshots(),
+                               acted_at=self.acted_at)
         await self._stop_prefetch()
         return Outcome(steps=brief.max_steps, plan_done=index >= len(brief.plan),
-                       last_error_type=last_error, screenshots=self._screenshots())
+                       last_error_type=last_error, screenshots=self._screenshots(),
+                       acted_at=self.acted_at)
 
     async def _settle(self, page: Page) -> None:
+        """Wait for the page to take in what was just done to it. Every action, navigation and
+        go-back is followed by a settle, so its start is also when the agent last acted."""
+        self.acted_at = time.monotonic()
         t0 = time.perf_counter()
         try:
             await page.wait_for_load_state("load", timeout=self.config.action_timeout_ms)

@@ -115,7 +115,8 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         last_beat = time.monotonic()
         steps.append(rec)
 
-    async def policy(page: Page) -> tuple[bool, str]:
+    async def policy(page: Page) -> tuple[bool, str, float]:
+        """(plan done, last error type, time.monotonic() of the policy's last action)"""
         if cfg.policy in ("oracle", "naive_text"):
             assert isinstance(task, Task)  # the runner refuses these policies for MiniWoB tasks
             await page.goto(brief.start_url)
@@ -123,7 +124,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
                 await run_oracle(page, task, server.origin())
             else:
                 await run_naive(page, task.plan)
-            return True, ""
+            return True, "", time.monotonic()
         backend = build_backend(cfg.perception, seed, page)
         worker = build_worker(cfg.worker, prefer_toggle=cfg.agent.compound_split and cfg.agent.enrichment)
         agent = GroundingAgent(cfg.agent, worker, backend, screenshots=shot_mode)
@@ -133,9 +134,10 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         except (UtteranceError, MiniwobPageError) as exc:
             nonlocal detail
             detail = str(exc)[:300]
-            return False, "plan_error" if isinstance(exc, UtteranceError) else "page_error"
+            return False, "plan_error" if isinstance(exc, UtteranceError) else "page_error", \
+                time.monotonic()
         screenshots.update(outcome.screenshots)
-        return outcome.plan_done, outcome.last_error_type
+        return outcome.plan_done, outcome.last_error_type, outcome.acted_at
 
     shot_mode = {"none": "none", "failed": "last", "all": "all"}[cfg.trace.screenshots] \
         if record else "none"
@@ -155,11 +157,13 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
                 detail = f"no step finished for {cfg.heartbeat_s:g} s"
                 break
         if not timed_out:
-            plan_done, last_error = work.result()
-            # Time for the page's last requests to reach the server, whose state is the verdict;
-            # a MiniWoB page that has ended its episode holds its verdict already.
+            plan_done, last_error, acted_at = work.result()
+            # Time for the page's last requests to reach the server, whose state is the verdict:
+            # final_settle_ms after the policy's last action (an agent that validated its last
+            # action has waited part of it already); a MiniWoB page that has ended its episode
+            # holds its verdict already.
             if miniwob is None or not await miniwob.done(page):
-                await asyncio.sleep(cfg.final_settle_ms / 1000)
+                await asyncio.sleep(max(0.0, cfg.final_settle_ms / 1000 - (time.monotonic() - acted_at)))
             if miniwob is not None:
                 verdict = await miniwob.verdict(page)
     except PlaywrightError as exc:

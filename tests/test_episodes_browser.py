@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -193,3 +194,74 @@ def test_failed_episode_is_rerun_recorded_for_its_artifacts(tmp_path: Path) -> N
     row = every.episodes.iloc[0]
     assert row.success and row.trace_rerun == ""
     assert len(list((every.run_dir / "screenshots" / row.episode_id).iterdir())) == row.steps
+
+
+_LATE_SAVE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Late save</title>
+<script src="/_gb/gb.js"></script></head>
+<body><h1>Late save</h1>
+<button type="button" onclick="this.textContent = 'Started'">Start</button>
+<button type="button" onclick="this.textContent = 'Saving'; setTimeout(() => GB.set({saved: true}), 250)">Save</button>
+</body></html>
+"""
+
+_LATE_SAVE_TASK = """id: late-save
+site: late
+start: /late/index.html
+goal: Press Start, then Save.
+tags: [test]
+max_steps: 4
+plan:
+  - {action: click, target: Start button, label: Start}
+  - {action: click, target: Save button, label: Save}
+success:
+  - {path: saved, equals: true}
+"""
+
+
+def _late_save(tmp_path: Path) -> Path:
+    (tmp_path / "sites" / "late").mkdir(parents=True)
+    (tmp_path / "sites" / "late" / "index.html").write_text(_LATE_SAVE)
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "late.yaml").write_text(_LATE_SAVE_TASK)
+    return tmp_path / "sites"
+
+
+def test_final_settle_counts_from_the_last_action(tmp_path: Path) -> None:
+    # The page writes its state 250 ms after the last click. The verdict is read final_settle_ms
+    # after the agent's last action, however long the agent then spends validating it, so 450 ms
+    # catches the write and no settle at all misses it.
+    _late_save(tmp_path)
+    common = [f"sites.dirs=[{tmp_path / 'sites'}]", f"tasks.dirs=[{tmp_path / 'tasks'}]",
+              "suite=fixtures", "suite.ids=[late-save]", "seeds=[0,1]", "trace.playwright=false"]
+    waited = run_experiment(tmp_path / "waited", [*common, "final_settle_ms=450"]).episodes
+    assert waited.success.all(), waited[["seed", "failure", "failure_detail"]]
+    unsettled = run_experiment(tmp_path / "unsettled", [*common, "final_settle_ms=0"]).episodes
+    assert not unsettled.success.any()
+
+
+def test_outcome_says_when_the_agent_last_acted(tmp_path: Path) -> None:
+    sites = _late_save(tmp_path)
+
+    async def main() -> None:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            with FixtureServer([sites]) as server:
+                try:
+                    context = await new_episode_context(browser, BrowserSettings(), server.origins, "t", 0)
+                    page = await context.new_page()
+                    step_ends: list[float] = []
+                    agent = GroundingAgent(AgentConfig(), ScriptedWorker(), None)
+                    brief = Brief(task_id="t", goal="", start_url=f"{server.origin()}/late/index.html",
+                                  plan=[Subgoal(action="click", target="Start button", label="Start"),
+                                        Subgoal(action="click", target="Save button", label="Save")],
+                                  max_steps=4, allowed_origins=list(server.origins.values()))
+                    outcome = await agent.run(page, brief, lambda rec: step_ends.append(time.monotonic()))
+                    ended = time.monotonic()
+                finally:
+                    await browser.close()
+        assert outcome.plan_done and len(step_ends) == 2
+        # within the last step: after the first step was recorded, before the last one was
+        assert step_ends[0] < outcome.acted_at < step_ends[1] < ended
+
+    _run(main())

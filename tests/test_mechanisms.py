@@ -184,6 +184,28 @@ _SLIDES = """<!doctype html><style>#css { transition: top .4s linear; }</style>
 </script>"""
 
 
+def test_settle_waits_for_the_dom_to_go_quiet() -> None:
+    # A burst of DOM changes that starts with the action: the settle ends only once no change has
+    # come for settle_quiet_ms, so it sees the burst's last node (generous windows: a loaded
+    # machine stretches the page's timers).
+    async def main() -> None:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page()
+                await page.set_content("<ul id=list></ul>")
+                agent = GroundingAgent(AgentConfig(settle_ms=3000, settle_quiet_ms=80), ScriptedWorker(), None)
+                await page.evaluate("""() => { let n = 0; const t = setInterval(() => {
+                    document.getElementById('list').append(document.createElement('li'));
+                    if (++n === 12) clearInterval(t); }, 10); }""")
+                await agent._settle(page)
+                assert await page.evaluate("document.querySelectorAll('li').length") == 12
+            finally:
+                await browser.close()
+
+    asyncio.run(main())
+
+
 def test_settle_waits_out_an_animation() -> None:
     # A screenshot taken mid-slide puts every box where it no longer is (MiniWoB's
     # click-collapsible-2 lost 6 of 10 episodes to point clicks on a still-sliding accordion).
