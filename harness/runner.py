@@ -4,13 +4,14 @@ concurrently, traces written as each finishes, a crashed browser relaunched for 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import functools
 import importlib
 import json
 import platform
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
@@ -34,6 +35,32 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("groundbench", "playwright", "pandas", "pyarrow", "pydantic", "hydra-core", "xxhash")
+
+
+# Every this many finished episodes the worker hands the free pages of its C heap back to the
+# system. Without it the worker's Python process grew ~0.1 MiB per episode (176 -> 209 MiB RSS over
+# 300 episodes) while its live Python objects stayed flat (~143k): glibc keeps the pages that
+# Playwright's protocol messages and the parsed snapshots freed, and malloc_trim returns them
+# (RSS back to ~175 MiB at every call, 1-11 ms each; README "Performance", memory).
+TRIM_EVERY = 25
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim  # glibc only
+    except (OSError, AttributeError):
+        return None
+
+
+def release_free_heap() -> bool:
+    """Return the C heap's free pages to the system (glibc's malloc_trim); False where the C
+    library has no such call (musl, macOS), which leaves memory as it is."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
 
 
 @dataclass
@@ -201,6 +228,8 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                                                   diagnose=result.row["episode_id"])
                         result.row["trace_rerun"] = "passed" if again.row["success"] else "failed"
                 writer.add_episode(result.row, result.steps)
+                if writer.episodes_written % TRIM_EVERY == 0:
+                    release_free_heap()
                 successes += result.row["success"]
                 progress.update(bar, advance=1, ok=successes)
 

@@ -142,3 +142,22 @@ def test_missing_configs_are_reported_as_missing(tmp_path: Path, capsys: pytest.
 
 def test_a_folder_without_traces_is_a_usage_error(tmp_path: Path) -> None:
     assert gating_tradeoff.main([str(tmp_path)]) == 2
+
+
+def test_full_calls_by_cause_beside_the_pages_acted_on(tmp_path: Path) -> None:
+    # Two pages, then a third after a text change on the second: 3 calls after navigation (the
+    # epoch ended), 1 forced by the text; the scroll on page 3 is no targeted action.
+    full = f"full/{TAIL}"
+
+    def at(i: int, url: str, reason: str = "", action: str = "click") -> dict[str, Any]:
+        return {**step(i, action, "declarative" if reason else "procedural"), "url": url,
+                "miss_reason": reason}
+
+    steps = [at(0, "/a", "no_epoch"), at(1, "/a"), at(2, "/b", "no_epoch"), at(3, "/b", "text"),
+             at(4, "/b"), at(5, "/c", "no_epoch"), {**at(6, "/c"), "action": "scroll"}]
+    write_config(tmp_path, 0, full, True, True,
+                 [(episode(full, "mall-weekend-order", 0, True, 0, LONG), steps)])
+    fig = gating_tradeoff.analyse(tmp_path)["by_tail"][TAIL]["long_shopping"]["full_calls_by_cause"]
+    assert fig == {"episodes": 1, "median_calls_by_cause": {"no_epoch": 3.0, "text": 1.0},
+                   "median_pages_acted_on": 3.0}
+    assert "no_epoch 3, text 1; pages acted on 3" in gating_tradeoff.render(gating_tradeoff.analyse(tmp_path))

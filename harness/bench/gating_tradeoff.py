@@ -8,9 +8,10 @@ and prints, per perception/worker pair found there:
 
 - long-shopping (the ~20-step shopping task): median vision calls per episode for `full` against
   `naive`, their success rates (Wilson intervals, and whether full's rate falls below naive's
-  interval), and whether naive makes one vision call per action. An *action* here is a step whose
-  action is a targeted one (click, type, select, set_value, expand, read): the steps that go
-  through perception. Scroll, wait, navigate, back and finish never call vision, and a step that
+  interval), and whether naive makes one vision call per action; full's calls by their cause
+  (the fingerprint part that drifted, or a new page) beside the pages the episode acted on. An
+  *action* here is a step whose action is a targeted one (click, type, select, set_value, expand,
+  read): the steps that go through perception. Scroll, wait, navigate, back and finish never call vision, and a step that
   found no target acted on nothing. The seed reports about one call per action for naive and five
   to seven calls for gating on such a task, without a measurable loss of success.
 - churn and moving (pages that change under the agent): wrong-target actions with gating on.
@@ -120,6 +121,28 @@ def naive_calls_per_action(episodes: pd.DataFrame, steps: pd.DataFrame, naive: s
             "actions": acts, "calls_per_action": calls / acts if acts else None, "per_episode": per}
 
 
+def calls_by_cause(episodes: pd.DataFrame, steps: pd.DataFrame, name: str) -> dict[str, Any]:
+    """Where a config's long-shopping vision calls come from: per episode, its calls by the
+    fingerprint part whose drift forced them (`miss_reason`; `no_epoch`: the start page or a page
+    reached by navigation, which always ends the epoch), and the pages it acted on (a new page
+    whenever a targeted action's URL differs from the previous one's). Under "navigation always
+    ends the epoch" one call per page acted on is the least any gating policy can make."""
+    eps = _tagged(episodes[episodes.config_name == name], LONG)
+    if eps.empty:
+        return {"episodes": 0}
+    own = steps[steps.episode_id.isin(eps.episode_id)]
+    perceived = own[own.vision_calls > 0]
+    by_cause = perceived.groupby(["episode_id", "miss_reason"]).vision_calls.sum() \
+        .unstack(fill_value=0).reindex(eps.episode_id, fill_value=0)
+    acted = own[own.action.isin(TARGETED)].sort_values(["episode_id", "step"])
+    pages = acted.groupby("episode_id").url.agg(lambda urls: int((urls != urls.shift()).sum())) \
+        .reindex(eps.episode_id, fill_value=0)
+    return {"episodes": len(eps),
+            "median_calls_by_cause": {cause or "none": float(by_cause[cause].median())
+                                      for cause in sorted(by_cause.columns)},
+            "median_pages_acted_on": float(pages.median())}
+
+
 def long_shopping(episodes: pd.DataFrame, steps: pd.DataFrame, tail: str) -> dict[str, Any]:
     full, naive = f"full/{tail}", f"naive/{tail}"
     eps = _tagged(episodes, LONG)
@@ -138,6 +161,7 @@ def long_shopping(episodes: pd.DataFrame, steps: pd.DataFrame, tail: str) -> dic
     out["full_calls_in_seed_range"] = None if calls is None else \
         SEED_FULL_CALLS[0] <= calls <= SEED_FULL_CALLS[1]
     out["naive_calls_per_action"] = naive_calls_per_action(episodes, steps, naive)
+    out["full_calls_by_cause"] = calls_by_cause(episodes, steps, full)
     return out
 
 
@@ -239,6 +263,12 @@ def render(figures: dict[str, Any]) -> str:
                        f" = {_fmt(npa['calls_per_action'])})")
         else:
             out.append("  naive one call per action: missing (no naive long-shopping episodes)")
+        cause = ls["full_calls_by_cause"]
+        if cause["episodes"]:
+            parts = ", ".join(f"{k} {v:g}" for k, v in cause["median_calls_by_cause"].items())
+            out.append(f"  full's calls by cause (median per episode): {parts}; pages acted on "
+                       f"{cause['median_pages_acted_on']:g} (navigation ends the epoch: one call "
+                       "per page is the least any gating policy makes)")
         out += ["", "wrong-target actions with gating on (procedural path; see --help for the definition):"]
         columns = ["config", "tag", "episodes", "procedural_actions", "wrong_target_actions",
                    "not_effective", "in_wrong_target_episode", "declarative_actions",
