@@ -11,9 +11,10 @@ and prints, per perception/worker pair found there:
   interval), and whether naive makes one vision call per action; full's calls by their cause
   (the fingerprint part that drifted, or a new page) beside the pages the episode acted on. An
   *action* here is a step whose action is a targeted one (click, type, select, set_value, expand,
-  read): the steps that go through perception. Scroll, wait, navigate, back and finish never call vision, and a step that
-  found no target acted on nothing. The seed reports about one call per action for naive and five
-  to seven calls for gating on such a task, without a measurable loss of success.
+  read): the steps that go through perception. Scroll, wait, navigate, back and finish never call
+  vision, and a step that found no target acted on nothing. The seed reports about one call per
+  action for naive and five to seven calls for gating on such a task, without a measurable loss
+  of success.
 - churn and moving (pages that change under the agent): wrong-target actions with gating on.
   A *wrong-target action* is a step on the procedural path (the gate let it reuse the last vision
   epoch: `path == "procedural"`) that acted (non-empty `action`) and either was not effective
