@@ -56,6 +56,16 @@ def test_compound_split_reaches_the_chevron(tmp_path: Path) -> None:
     assert (off_steps.split == 0).all() and off.success.mean() < on.success.mean()
 
 
+def test_compound_split_reaches_a_button_the_row_box_ends_short_of(tmp_path: Path) -> None:
+    # Seed 12: the model's "Reviews Write a review" box ends 7-34 px inside the button's right
+    # edge. Split by containment alone, the box stayed whole, its centre was clicked (the sticky
+    # header), and the late banner's text change was credited to that click.
+    on, on_steps = run(tmp_path, "moving-sticky-review", "5,12")
+    assert on.success.all(), on[~on.success][["seed", "failure", "failure_detail"]]
+    opened = on_steps[on_steps.subgoal_index == 1]
+    assert (opened.route == "top").all() and (opened.target_name == "Write a review").all()
+
+
 def test_gating_reuses_vision_while_the_page_agrees(tmp_path: Path) -> None:
     on, on_steps = run(tmp_path, "shop-shipping-submit,checkout-iframe-pay", "0")
     off, off_steps = run(tmp_path, "shop-shipping-submit,checkout-iframe-pay", "0", "agent.gating=false")
