@@ -317,6 +317,9 @@ class GroundingAgent:
             decision = await self._choose(page, brief, subgoal, marks, dead, rec)
             rec.coverage_recovered = decision.reply is not None or decision.satisfied
             unseen = self._better_in_dom(page, subgoal, elements, obs, decision, dead)
+        if unseen is not None and unseen[1] and decision.reply is None and not decision.satisfied \
+                and await self._hidden_in_view(page, unseen[0]):
+            unseen = (unseen[0], False)
         if self.screenshot_mode != "none":
             await self._save_som(page, marks, rec, decision.mark)
         if unseen is not None and not unseen[1]:
@@ -787,6 +790,19 @@ class GroundingAgent:
         rec.perceptual_confidence = snapping.DEGRADED_CONFIDENCE
         return _targeted(reply, {"point": owner.point})
 
+    async def _hidden_in_view(self, page: Page, mark: Mark) -> bool:
+        """A DOM element inside the viewport by its box that no pass saw, with something else on
+        top at its centre: covered, or clipped by a scrolling box (a dialog's own text). Scrolling
+        it into view is how it comes out; tried once per element and subgoal, so one that
+        scrolling cannot uncover (under a sticky header) goes on to the usual search."""
+        key = f"hidden|{mark.role}|{mark.label}"
+        if not self.config.snapping or key in self._revealed:
+            return False
+        self._revealed.add(key)
+        owner = await snapping.owner_at(page, *mark.box.center)
+        # a degraded owner is whatever non-interactive thing is there (a dialog's backdrop)
+        return owner is None or owner.degraded or not _same_place(owner.box, mark.box)
+
     async def _actionable(self, page: Page, mark: Mark) -> bool:
         """Visible, enabled and not covered: the owner at its centre is the element itself."""
         if "disabled" in mark.states:
@@ -794,10 +810,7 @@ class GroundingAgent:
         if not self.config.snapping:
             return True
         owner = await snapping.owner_at(page, *mark.box.center)
-        if owner is None:
-            return False
-        return enrichment.iou(owner.box, mark.box) > 0.3 or _inside(owner.box, mark.box) or \
-            _inside(mark.box, owner.box)
+        return owner is not None and _same_place(owner.box, mark.box)
 
     def _record_fp(self, rec: StepRecord, fp: fingerprint.Fingerprint | None) -> None:
         if fp is not None:
@@ -851,6 +864,11 @@ class GroundingAgent:
 def _opener_key(mark: Mark) -> str:
     """A tab or section header by what it says, not where it is: opening one moves the others."""
     return f"{mark.role}|{mark.label}"
+
+
+def _same_place(owner: Box, mark: Box) -> bool:
+    """The owner found under a mark's centre is the mark's element (or inside it, or holds it)."""
+    return enrichment.iou(owner, mark) > 0.3 or _inside(owner, mark) or _inside(mark, owner)
 
 
 def _inside(inner: Box, outer: Box) -> bool:

@@ -17,6 +17,7 @@ from agents.dead_action_guard import DeadActionGuard, TargetIdentity
 from agents.marks import Mark
 from agents.observation import Box
 from agents.perception.synthetic import SyntheticBackend, SyntheticConfig
+from agents.perception.visible_geometry import read_regions
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch
 from tasks.schema import Subgoal
@@ -281,3 +282,43 @@ def test_a_backend_that_reads_no_pixels_gets_no_screenshot() -> None:
                 await browser.close()
 
     asyncio.run(main())
+
+
+_COVERED = """
+<header style="position:fixed;top:0;left:0;right:0;height:100px;background:#123;z-index:2"></header>
+<main style="padding-top:40px">
+  <button>Under the header</button>
+  <div style="margin-top:100px;height:60px;overflow:hidden">
+    <div style="height:60px">Terms</div><button>Clipped by its box</button>
+  </div>
+  <button>In plain sight</button>
+</main>"""
+
+
+def test_synthetic_occlusion_hides_what_is_covered_or_clipped() -> None:
+    # What lies wholly under a fixed header, or inside a box's overflow, is not in a screenshot:
+    # with occlusion the simulated model does not see it; without, it reads geometry only.
+    async def main() -> dict[bool, set[str]]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page(viewport={"width": 800, "height": 600})
+                await page.set_content(_COVERED)
+                return {occ: {r.text for r in await read_regions(page, occ)} for occ in (False, True)}
+            finally:
+                await browser.close()
+
+    seen = asyncio.run(main())
+    assert {"Under the header", "Clipped by its box", "In plain sight"} <= seen[False]
+    assert "In plain sight" in seen[True]
+    assert not {"Under the header", "Clipped by its box"} & seen[True]
+
+
+def test_a_target_clipped_in_view_is_scrolled_out_when_perception_cannot_see_it(tmp_path: Path) -> None:
+    # covered-consent: "Reject all" lies inside the viewport by its box but below the dialog's own
+    # scrolling text. A model that sees only what is on top never reports it; the DOM says where
+    # it is, so the agent scrolls it into view (once) and perception finds it there.
+    on, steps = run(tmp_path, "covered-consent", "0,1", "perception.occlusion=true")
+    assert on.success.all(), on[~on.success][["seed", "failure", "failure_detail"]]
+    first = steps[steps.subgoal_index == 0]
+    assert (first.groupby("seed").effect.first() == "scrolled_into_view").all()

@@ -418,7 +418,7 @@ def test_backend_is_deterministic_for_seed_page_state_tier_and_subgoal(monkeypat
 
     regions = make_regions(11).regions
 
-    async def fake_read_regions(page):
+    async def fake_read_regions(page, occlusion=False):
         return list(regions)
 
     class FakePage:

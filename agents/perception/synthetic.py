@@ -10,6 +10,7 @@ Error processes (each a config field; defaults in conf/perception/synthetic.yaml
 - state_seen_p: chance the model reports a checked/expanded state it can see (0 = state-blind).
 - large_tier_error_scale: the large tier's miss and merge chances are multiplied by this.
 - latency_ms: simulated call latency per tier, really waited, so gating and prefetch change wall time.
+- occlusion: draw only what is on top (nothing wholly under a sticky header, toast or backdrop).
 
 Deterministic for (seed, page state, tier, subgoal, hints)."""
 
@@ -45,6 +46,10 @@ class SyntheticConfig(BaseModel):
     # screenshot for it. True: capture the viewport for every call as for a model that reads
     # pixels, so a run pays what such a backend's capture costs (the image is not read).
     capture: bool = False
+    # Draw only what is on top: a control wholly under a sticky header, a toast or a dialog's
+    # backdrop is not seen, as a model reading pixels would not see it. Off by default: the
+    # agent's fixtures and tables were measured without it (see README, "Perception backends").
+    occlusion: bool = False
 
 
 @dataclass
@@ -145,7 +150,7 @@ class SyntheticBackend:
     async def perceive(self, image: bytes, subgoal: str, hints: list[str], tier: Tier,
                        cap: int | None = None) -> PerceptionResult:
         t0 = time.perf_counter()
-        regions = await read_regions(self.page)
+        regions = await read_regions(self.page, self.config.occlusion)
         size = self.page.viewport_size or {"width": 1280, "height": 720}
         key = xxhash.xxh64(f"{self.seed}|{tier}|{subgoal}|{hints}|{cap}|".encode())
         for r in regions:

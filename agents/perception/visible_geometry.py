@@ -17,8 +17,21 @@ from agents.frames import REACHABLE_JS, frame_offset
 # Walks the top document, same-origin frames and open shadow roots; cross-origin frames are read
 # through their own Frame handles (see read_regions) because their documents are not reachable.
 _READ_JS = r"""
-([ox, oy, vw, vh]) => {
+([ox, oy, vw, vh, occlusion]) => {
   const out = [];
+  // With occlusion on, a box is drawn only if something of it is on top at one of five points
+  // (centre and the four quarter points): what lies wholly under a sticky header, a toast or a
+  // dialog's backdrop is not in the picture. Coordinates are the element's own document's.
+  const onTop = (el, r) => {
+    if (!occlusion) return true;
+    const root = el.getRootNode();
+    for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
+      const x = r.left + fx * r.width, y = r.top + fy * r.height;
+      const hit = root.elementFromPoint ? root.elementFromPoint(x, y) : null;
+      if (hit && (hit === el || el.contains(hit))) return true;
+    }
+    return false;
+  };
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
   const INTERACTIVE = "a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],label";
   const visibleBox = (el) => {
@@ -82,7 +95,7 @@ _READ_JS = r"""
       if (r.width < 2 || r.height < 2 || r.right + ox < 0 || r.bottom + oy < 0 || r.left + ox > vw || r.top + oy > vh) continue;
       if (!looksInteractive(el)) continue;
       const b = visibleBox(el);
-      if (!b) continue;
+      if (!b || !onTop(el, r)) continue;
       b[0] += dx; b[1] += dy;
       const text = ownText(el);
       // A compound row: the control's parent row also shows plain text next to it.
@@ -91,7 +104,7 @@ _READ_JS = r"""
       if (parent && parent !== document.body) {
         const pt = norm(parent.innerText);
         const pb = visibleBox(parent);
-        if (pb && pt && pt !== text && pt.length <= 60 && pb[2] < vw * 0.9 && pb[3] < 80 &&
+        if (pb && pt && pt !== text && onTop(parent, parent.getBoundingClientRect()) && pt.length <= 60 && pb[2] < vw * 0.9 && pb[3] < 80 &&
             parent.querySelectorAll(INTERACTIVE).length <= 2) {
           row = out.length;
           out.push({ box: [pb[0] + dx, pb[1] + dy, pb[2], pb[3]], text: pt, kind: "row", row: -1, small: false, state: "" });
@@ -122,11 +135,12 @@ class Region(BaseModel):
     state: str = ""  # a visible state cue: checked (a tick) or expanded (an open section)
 
 
-async def read_regions(page: Page) -> list[Region]:
-    """Regions of the viewport, top document and every frame, in viewport coordinates."""
+async def read_regions(page: Page, occlusion: bool = False) -> list[Region]:
+    """Regions of the viewport, top document and every frame, in viewport coordinates. With
+    `occlusion`, only regions something of which is on top (not covered by another element)."""
     size = page.viewport_size or {"width": 1280, "height": 720}
     vw, vh = size["width"], size["height"]
-    raw: list[dict] = await page.evaluate(_READ_JS, [0, 0, vw, vh])
+    raw: list[dict] = await page.evaluate(_READ_JS, [0, 0, vw, vh, occlusion])
     for frame in page.frames[1:]:
         try:
             handle = await frame.frame_element()
@@ -135,7 +149,7 @@ async def read_regions(page: Page) -> list[Region]:
             ox, oy = await frame_offset(frame)
             base = len(raw)
             raw.extend({**r, "row": r["row"] + base if r["row"] >= 0 else -1}
-                       for r in await frame.evaluate(_READ_JS, [ox, oy, vw, vh]))
+                       for r in await frame.evaluate(_READ_JS, [ox, oy, vw, vh, occlusion]))
         except PlaywrightError:
             continue  # a frame that detached mid-read is simply not drawn
     return _dedupe_rows([Region(**r) for r in raw])
