@@ -26,7 +26,7 @@ def test_a_box_that_half_covers_a_control_it_does_not_name_stays_whole() -> None
 def test_a_named_control_mostly_outside_the_box_is_not_a_part() -> None:
     row = (Box(x=9, y=4, width=820, height=50), "Reviews Write a review", 0.9)  # 23 of 127 px
     whole, parts, n = split([row], [BUTTON])
-    assert n == 0 and whole == [row]
+    assert n == 0 and parts == [] and whole == [row]
 
 
 def test_a_control_inside_the_box_splits_whatever_the_label_says() -> None:

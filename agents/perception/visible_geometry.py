@@ -104,8 +104,9 @@ _READ_JS = r"""
       if (parent && parent !== document.body) {
         const pt = norm(parent.innerText);
         const pb = visibleBox(parent);
-        if (pb && pt && pt !== text && onTop(parent, parent.getBoundingClientRect()) && pt.length <= 60 && pb[2] < vw * 0.9 && pb[3] < 80 &&
-            parent.querySelectorAll(INTERACTIVE).length <= 2) {
+        if (pb && pt && pt !== text && pt.length <= 60 && pb[2] < vw * 0.9 && pb[3] < 80 &&
+            parent.querySelectorAll(INTERACTIVE).length <= 2 &&
+            onTop(parent, parent.getBoundingClientRect())) {
           row = out.length;
           out.push({ box: [pb[0] + dx, pb[1] + dy, pb[2], pb[3]], text: pt, kind: "row", row: -1, small: false, state: "" });
         }
