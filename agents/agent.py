@@ -17,6 +17,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents import (
+    ambient,
     compound_split,
     coverage,
     enrichment,
@@ -96,6 +97,8 @@ class AgentConfig(BaseModel):
     dead_action_guard: bool = True
     dead_action_limit: int = Field(2, ge=1)
     dead_action_min_ms: int = Field(1000, ge=0)  # ...no-ops spread over at least this long
+    ambient: bool = True
+    ambient_probe_ms: int = Field(500, ge=0)  # how long to watch a suspect for a change of its own
     navigation_guard: bool = True
     direct_navigation: bool = True
     gating: bool = True
@@ -181,6 +184,7 @@ class GroundingAgent:
             if config.prefetch and backend is not None else None
         self.dead_guard = DeadActionGuard(config.dead_action_limit, config.dead_action_min_ms) \
             if config.dead_action_guard else None
+        self.ambient = ambient.Watch(config.ambient_probe_ms) if config.ambient else None
         self.guard: NavigationGuard | None = None
         self.refs = RefBook()
         self.previous: PreviousPerception | None = None
@@ -199,6 +203,8 @@ class GroundingAgent:
             self.guard = NavigationGuard(list(brief.allowed_origins))
             await self.guard.install(page.context)
         await page.context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
+        if self.ambient is not None:
+            await self.ambient.install(page)
         page.on("request", lambda request: self._in_flight.add(request))
         page.on("requestfinished", lambda request: self._in_flight.discard(request))
         page.on("requestfailed", lambda request: self._in_flight.discard(request))
@@ -257,6 +263,11 @@ class GroundingAgent:
         """Wait for the page to take in what was just done to it. Every action, navigation and
         go-back is followed by a settle, so its start is also when the agent last acted."""
         self.acted_at = time.monotonic()
+        await self._wait_quiet(page)
+        if self.ambient is not None:
+            await self.ambient.settled(page)
+
+    async def _wait_quiet(self, page: Page) -> None:
         t0 = time.perf_counter()
         try:
             await page.wait_for_load_state("load", timeout=self.config.action_timeout_ms)
@@ -395,6 +406,7 @@ class GroundingAgent:
                          fp_before: fingerprint.Fingerprint | None, rec: StepRecord) -> int:
         rec.action, rec.ref, rec.target_role, rec.target_name = "scroll", mark.ref or "", mark.role, mark.label
         t0 = time.perf_counter()
+        await self._mark(page)
         try:
             await execute(page, self.refs, Scroll(ref=mark.ref, observation_id=obs.id),
                           self.config.action_timeout_ms)
@@ -403,6 +415,7 @@ class GroundingAgent:
         rec.act_ms = _ms(t0)
         await self._settle(page)
         fp_after = await fingerprint.take(page)
+        await self._verdict(page)
         rec.effective = fp_before is None or fp_after is None or bool(fp_before.differs(fp_after))
         rec.effect = "scrolled_into_view"
         return 0
@@ -435,11 +448,18 @@ class GroundingAgent:
         """Nothing on the page fits yet: look further down (lists load as they scroll into
         view). True when the page moved; False at the bottom, where the step is a plain miss."""
         t0 = time.perf_counter()
+        await self._mark(page)
         await execute(page, self.refs, Scroll(direction="down"), self.config.action_timeout_ms)
         rec.act_ms = _ms(t0)
         await self._settle(page)
         fp_after = await fingerprint.take(page)
-        moved = fp_before is None or fp_after is None or bool(fp_before.differs(fp_after))
+        await self._verdict(page)
+        parts = fp_before.differs(fp_after) if fp_before is not None and fp_after is not None else []
+        moved = fp_before is None or fp_after is None or bool(parts)
+        if moved and self.ambient is not None:
+            # only what the page changes by itself moved: the bottom is reached
+            moved = not await self.ambient.vetoes(page, ",".join(parts))
+            rec.ambient_probe_ms = self.ambient.probe_ms
         if moved:
             rec.action, rec.effective, rec.effect = "scroll", True, "explored_down"
             rec.error_type, rec.error = "no_target", "no mark fits yet; scrolled down to look further"
@@ -666,6 +686,7 @@ class GroundingAgent:
         point = getattr(action, "point", None)
         pixels_before = await validator.hover_and_capture(page, point) if point is not None else None
         t0 = time.perf_counter()
+        await self._mark(page)
         try:
             await execute(page, self.refs, action, self.config.action_timeout_ms)
         except StaleRefError as exc:
@@ -688,8 +709,11 @@ class GroundingAgent:
             fp_after = await fingerprint.take(page)
         finally:
             settled.set_result(fp_after)  # the prefetched pass starts from here
+        await self._verdict(page)
         effective, rec.effect = await validator.effect(page, action, rec.error_type, fp_before,
-                                                       fp_after, pixels_before)
+                                                       fp_after, pixels_before, self.ambient)
+        if self.ambient is not None:
+            rec.ambient_probe_ms = self.ambient.probe_ms
         rec.effective = effective
         if fp_before is not None and fp_after is not None:
             rec.mutation_delta = round(fp_before.delta(fp_after), 4)
@@ -722,6 +746,16 @@ class GroundingAgent:
             rec.effect = "unseen"  # done once, as asked: a retry would act twice
             return 1
         return self._no_effect(decision.mark, rec)
+
+    async def _mark(self, page: Page) -> None:
+        """An action of the agent starts: what the page changes from here is the action's (until
+        `_verdict`), not ambient (agents/ambient.py)."""
+        if self.ambient is not None:
+            await self.ambient.mark(page)
+
+    async def _verdict(self, page: Page) -> None:
+        if self.ambient is not None:
+            await self.ambient.verdict(page)
 
     def _no_effect(self, mark: Mark | None, rec: StepRecord) -> int:
         """A no-op questions the reference frame: with the guard, re-perceive (and after repeated

@@ -97,6 +97,8 @@ class StepRecord(BaseModel):
     resolve_ms: float = 0.0
     act_ms: float = 0.0
     validate_ms: float = 0.0
+    # of validate_ms: waiting to see whether what changed changes again by itself (agents/ambient.py)
+    ambient_probe_ms: float = 0.0
     # after an action that changed nothing: the wait before the next step (the page may not be
     # ready yet; doubles with each no-op in a row, up to AgentConfig.backoff_max_ms)
     backoff_ms: float = 0.0

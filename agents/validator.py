@@ -1,13 +1,15 @@
 """Validate stage: effectiveness, the third condition. Did the event produce the intended
 mutation? Values must read back from the widget; anything else must change the page (structure,
 text, frames, URL or field values), or, for a target the DOM cannot see (canvas, closed shadow
-root), the pixels around the point where the event landed."""
+root), the pixels around the point where the event landed. A change of the page's text made only
+by elements that change on their own (a ticking clock: agents/ambient.py) is not an effect."""
 
 from __future__ import annotations
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from agents import ambient
 from agents.actions import AnyAction, Click, Finish, Read, SetValue, Type, Wait
 from agents.fingerprint import Fingerprint
 
@@ -46,9 +48,12 @@ def _same_number(a: str, b: str) -> bool:
 
 
 async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerprint | None,
-                 after: Fingerprint | None, pixels_before: bytes | None) -> tuple[bool, str]:
+                 after: Fingerprint | None, pixels_before: bytes | None,
+                 watch: ambient.Watch | None = None) -> tuple[bool, str]:
     """(effective, evidence): evidence names what changed — value, the fingerprint parts, values,
-    pixels — or why nothing counts."""
+    pixels — or why nothing counts. With the ambient filter (`watch`, holding the action's
+    window), text evidence made only by elements that change by themselves is `ambient`
+    (agents/ambient.py), and only the pixels at the point can still show an effect."""
     if error_type in FAILED:
         # A click that timed out waiting for the navigation it started (a slow page load) still
         # landed: the URL moved. Anything short of that is a failed action.
@@ -71,13 +76,18 @@ async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerp
         return True, "navigated"  # the page was replaced mid-read: a navigation is an effect
     parts = before.differs(after)
     if parts:
-        return True, ",".join(parts)
-    if before.values != after.values:
-        return True, "values"
-    if before.changed_out_of_view(after):
-        return True, "changes"  # a long page changed where its text part does not look
+        evidence = ",".join(parts)
+    elif before.values != after.values:
+        evidence = "values"
+    elif before.changed_out_of_view(after):
+        evidence = "changes"  # a long page changed where its text part does not look
+    else:
+        evidence = ""
+    vetoed = watch is not None and before.values == after.values and await watch.vetoes(page, evidence)
+    if evidence and not vetoed:
+        return True, evidence
     if pixels_before is not None and getattr(action, "point", None) is not None:
         now_pixels = await pixels_around(page, action.point)
         if now_pixels is not None and now_pixels != pixels_before:
             return True, "pixels"
-    return False, "none"
+    return False, "ambient" if vetoed else "none"

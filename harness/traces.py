@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 
 from agents.brief import StepRecord
 
-# 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun.
-SCHEMA_VERSION = 3
+# 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
+SCHEMA_VERSION = 4
 METADATA_KEY = b"groundbench"
 PARTS = ".parts"
 # Combining rereads every part written so far, so its cost grows with the run (about 3 s at 500

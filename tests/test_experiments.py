@@ -44,6 +44,20 @@ def test_experiment_composes_on_the_slurm_launcher(name: str) -> None:
     assert "none" in cfg.hydra.sweeper.params.ablate
 
 
+def test_every_switch_has_an_ablation_and_the_ablation_sweep_runs_each() -> None:
+    from hydra import compose, initialize_config_dir
+
+    from agents.agent import AgentConfig
+    from harness.cli import CONF
+
+    switches = {name for name, f in AgentConfig.model_fields.items() if f.annotation is bool}
+    files = {p.stem for p in (Path(CONF) / "ablate").glob("*.yaml")} - {"none", "naive"}
+    assert files == switches
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        cfg = compose(config_name="config", return_hydra_config=True, overrides=["experiment=ablation"])
+    assert set(cfg.hydra.sweeper.params.ablate.split(",")) == switches | {"none"}
+
+
 def test_derived_names_say_which_switch_is_off() -> None:
     _, resolved = compose_config(["perception=synthetic", "ablate=gating"])
     assert derived_name(resolved, ["ablate=gating"], "gating") == "full[gating=false]/synthetic/scripted"

@@ -94,6 +94,19 @@ def test_dead_action_guard_drops_the_dead_decoy(tmp_path: Path) -> None:
     assert not decoy.success.any() and (decoy.failure == "max_steps").all()
 
 
+def test_ambient_filter_sees_through_a_ticking_clock(tmp_path: Path) -> None:
+    # The lot's clock changes the page's text ten times a second; the first "Place bid" is dead.
+    on, on_steps = run(tmp_path, "noop-bid-live", "0,1,2")
+    off, off_steps = run(tmp_path, "noop-bid-live", "0,1,2", "agent.ambient=false")
+    assert on.success.all(), on[~on.success][["seed", "failure", "failure_detail"]]
+    assert (on_steps.effect == "ambient").any() and on_steps.dead_action_trigger.any()
+    # Off, the dead click is credited with the clock's text change and the plan ends there.
+    assert not off.success.any() and (off.failure == "wrong_target").all()
+    assert "ambient" not in set(off_steps.effect) and (off_steps.ambient_probe_ms == 0).all()
+    dead_clicks = off_steps[(off_steps.action == "click") & off_steps.effective]
+    assert (dead_clicks.effect == "text").all()
+
+
 def test_navigation_guard_blocks_redirect_bait(tmp_path: Path) -> None:
     on, on_steps = run(tmp_path, "offdomain-track-parcel,offdomain-invoice", "0")
     off, _ = run(tmp_path, "offdomain-track-parcel,offdomain-invoice", "0", "agent.navigation_guard=false")
@@ -312,6 +325,25 @@ def test_synthetic_occlusion_hides_what_is_covered_or_clipped() -> None:
     assert {"Under the header", "Clipped by its box", "In plain sight"} <= seen[False]
     assert "In plain sight" in seen[True]
     assert not {"Under the header", "Clipped by its box"} & seen[True]
+
+
+def test_synthetic_reads_the_caption_of_an_empty_field() -> None:
+    # A hint names an empty field by the label beside it (see synthetic.degrade); the geometry
+    # reader carries that label, for empty fields only.
+    async def main() -> list[tuple[str, str]]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page()
+                await page.set_content('<label for=a>Your maximum bid ($)</label><input id=a>'
+                                       '<input aria-label="Coupon code"><input value="typed">'
+                                       '<label>Name <input value="Ada"></label>')
+                return [(r.text, r.caption) for r in await read_regions(page) if r.kind == "field"]
+            finally:
+                await browser.close()
+
+    assert asyncio.run(main()) == [("", "Your maximum bid ($)"), ("", "Coupon code"), ("typed", ""),
+                                   ("Ada", "")]
 
 
 def test_a_target_clipped_in_view_is_scrolled_out_when_perception_cannot_see_it(tmp_path: Path) -> None:

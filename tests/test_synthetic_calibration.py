@@ -320,6 +320,18 @@ def test_hinted_regions_are_never_missed_and_survive_truncation() -> None:
     assert seen_hinted > 200
 
 
+def test_an_empty_field_is_found_by_the_label_beside_it_when_hinted() -> None:
+    # The model sees the caption next to an empty box: told to look for "Your maximum bid", it
+    # does not miss the box; told nothing, or to look for something else, it may.
+    cfg = SyntheticConfig(miss_small_p=1.0, label_noise_p=0.0)
+    field_ = Region(box=(100, 100, 120, 30), text="", kind="field", caption="Your maximum bid ($)")
+    button = Region(box=(300, 100, 90, 30), text="Place bid", kind="control")
+    for hints, found in (["Your maximum bid ($)"], True), ([], False), (["Coupon code"], False):
+        cands, _ = degrade([field_, button], random.Random(0), cfg, "small", "bid", hints, None,
+                           VIEWPORT)
+        assert any(c.kind == "field" for c in cands) is found, hints
+
+
 def test_state_blindness_and_state_rate() -> None:
     for p in (0.0, 0.5, 1.0):
         cfg = SyntheticConfig(state_seen_p=p, miss_small_p=0, merge_row_p=0, label_noise_p=0)

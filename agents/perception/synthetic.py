@@ -100,8 +100,10 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
             x1 = max([box[0] + box[2], *(m.box[0] + m.box[2] for m in members)])
             y1 = max([box[1] + box[3], *(m.box[1] + m.box[3] for m in members)])
             box, kind = (x0, y0, x1 - x0, y1 - y0), "row"
-        elif (r.small or kind in ("icon", "checkbox") or not text) and not hinted(text):
-            # A control the model was explicitly told to look for is not missed.
+        elif (r.small or kind in ("icon", "checkbox") or not text) and not hinted(text) \
+                and not (r.caption and hinted(r.caption)):
+            # A control the model was explicitly told to look for is not missed (an empty field
+            # by the label beside it).
             stats.eligible_small += 1
             if rng.random() < cfg.miss_small_p * scale:
                 stats.missed_small += 1

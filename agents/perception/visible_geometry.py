@@ -114,7 +114,11 @@ _READ_JS = r"""
       const state = (el.checked || el.getAttribute("aria-checked") === "true" ||
                      el.getAttribute("aria-pressed") === "true") ? "checked"
                   : el.getAttribute("aria-expanded") === "true" ? "expanded" : "";
-      out.push({ box: b, text, kind: kindOf(el, text), row, state,
+      // What names an empty field on screen: its <label>, else its aria-label (the model sees
+      // the caption beside the box even though the box itself shows nothing).
+      const caption = !text && el.labels && el.labels.length ? norm(el.labels[0].innerText)
+                    : !text ? norm(el.getAttribute("aria-label") || "") : "";
+      out.push({ box: b, text, kind: kindOf(el, text), row, state, caption,
                  small: r.width * r.height < 24 * 24 });
     }
   };
@@ -134,6 +138,7 @@ class Region(BaseModel):
     row: int = -1  # index of the enclosing compound row region, or -1
     small: bool = False
     state: str = ""  # a visible state cue: checked (a tick) or expanded (an open section)
+    caption: str = ""  # an empty field's label, shown beside it
 
 
 async def read_regions(page: Page, occlusion: bool = False) -> list[Region]:

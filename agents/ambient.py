@@ -1,0 +1,215 @@
+"""Ambient changes: what a page changes on its own is not an action's effect.
+
+A closing clock that counts tenths, a ticker or a live counter changes the page's text whether or
+not the agent did anything, so a click that did nothing still "changed the page": the validator
+credited it and the plan moved on past a dead button. This module tells the validator which of
+the changes after an action the page makes by itself.
+
+In the page (an init script, so every document and same-origin frame has it from its first
+node), a MutationObserver (nodes, text and attributes) files each change under the element it
+happened to. The agent marks the page right before each action, scrolls included; from the mark
+to the verdict after the action's settle is the action's window. Outside windows the agent is
+idle. A document's start-up is neither: the page files nothing until the agent's first settle on
+it has ended, so a list rendered twice while loading is not taken for a ticker.
+
+An element is
+- ambient once it changed twice within one idle stretch (between a verdict and the next mark),
+  or changed again by itself when probed (below);
+- restless (a suspect) once it changed while the agent was idle, or in an earlier action's window.
+
+A credited effect is vetoed (evidence `ambient`, so not effective) only when the evidence is the
+page's text alone (`text` or `changes`: a new URL, a changed control set, frame content or a
+field's value is an effect as before), the scroll position did not move, and either every element
+changed in the window is ambient, or nothing changed in the window at all while the page changed
+between the last verdict and the mark (the text evidence is older than the action). When the
+window holds suspects and nothing else, they are probed: the agent waits up to
+`ambient_probe_ms` for each to change again with nobody acting. A clock or a counter does and the
+effect is vetoed; a status line that two actions in a row rewrote does not, and the effect stands
+(the probe's cost, the whole `ambient_probe_ms`, is in the step's `ambient_probe_ms` column).
+
+Not seen: an effect that lands only on an ambient element (a live region that also ticks); an
+ambient element slower than the probe and the agent's pauses (a carousel turning every 5 s is
+credited like before until it has turned twice while the agent waited); and, the other way, an
+effect made by style alone (a `:focus-within` menu, no DOM change) right after the page changed
+by itself is vetoed. Switched off
+(`agent.ambient=false`) nothing is installed in the page."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+# Installed before any page script. `acting`: the action's window (mark to verdict); `stretch`:
+# changes per element since the last verdict or settle (the agent idle); `restless`: changed while
+# the agent was idle, or in an earlier action's window; `ambient`: changed twice within one idle
+# stretch, or again by itself when probed.
+AMBIENT_JS = r"""
+(() => {
+  const state = { acting: false, counting: false, stretch: new Map(), ambient: new WeakSet(),
+                  restless: new WeakSet(), touched: new Set(), suspects: [], scroll: [0, 0],
+                  idleBefore: 0 };
+  const elementOf = (node) => node && node.nodeType === 1 ? node : node && node.parentElement;
+  const file = (records) => {
+    const seen = new Set();
+    for (const r of records) {
+      const el = elementOf(r.target);
+      if (!el || seen.has(el)) continue;
+      seen.add(el);  // one delivery is one change of an element, however many records it made
+      if (state.acting) { state.touched.add(el); continue; }
+      if (!state.counting) continue;  // the document is still starting up
+      const n = (state.stretch.get(el) || 0) + 1;
+      state.stretch.set(el, n);
+      state.restless.add(el);
+      if (n >= 2) state.ambient.add(el);
+    }
+  };
+  const observer = new MutationObserver(file);
+  observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  Object.defineProperty(window, "__gbAmbient", { value: {
+    mark() {
+      file(observer.takeRecords());  // what happened before the mark was not the action's
+      state.idleBefore = state.stretch.size;
+      state.acting = true;
+      state.touched = new Set();
+      state.scroll = [scrollX, scrollY];
+    },
+    settled() {
+      // The agent's settle ended. Outside an action's window that is the end of start-up (or of
+      // a navigation's settle): counting starts afresh from here.
+      if (state.acting) return;
+      file(observer.takeRecords());
+      state.counting = true;
+      state.stretch = new Map();
+    },
+    verdict() {
+      file(observer.takeRecords());  // queued changes belong to the window too
+      const acting = state.acting;
+      const touched = [...state.touched];
+      const suspects = touched.filter((el) => state.restless.has(el) && !state.ambient.has(el));
+      const other = touched.filter((el) => !state.restless.has(el)).length;
+      const scrolled = state.scroll[0] !== scrollX || state.scroll[1] !== scrollY;
+      state.acting = false;
+      state.counting = true;
+      state.touched = new Set();
+      state.stretch = new Map();
+      state.suspects = suspects;
+      for (const el of touched) state.restless.add(el);  // a suspect if it changes in a later window
+      return { acting, changed: touched.length, other, restless: suspects.length, scrolled,
+               idle_before: state.idleBefore };
+    },
+    probe(ms) {
+      // Do the last window's restless elements change again by themselves (the agent idle)?
+      const t0 = performance.now();
+      return new Promise((resolve) => {
+        const look = () => {
+          file(observer.takeRecords());
+          if (state.suspects.every((el) => state.stretch.get(el) >= 1)) {
+            for (const el of state.suspects) state.ambient.add(el);
+            resolve(true);
+          }
+          else if (performance.now() - t0 >= ms) resolve(false);
+          else setTimeout(look, 20);
+        };
+        look();
+      });
+    },
+  } });
+})();
+"""
+
+MARK_JS = "() => window.__gbAmbient && window.__gbAmbient.mark()"
+SETTLED_JS = "() => window.__gbAmbient && window.__gbAmbient.settled()"
+PROBE_JS = "(ms) => window.__gbAmbient ? window.__gbAmbient.probe(ms) : false"
+VERDICT_JS = "() => window.__gbAmbient ? window.__gbAmbient.verdict() : null"
+
+# The only evidence a page's own changes can produce on their own (see agents/validator.py).
+TEXT_ONLY = frozenset({"text", "changes"})
+
+
+@dataclass(frozen=True)
+class Window:
+    """What changed in the top document between the mark and the verdict, by element."""
+
+    changed: int  # elements changed
+    other: int  # ...never seen changing before (by itself or in an earlier action's window)
+    restless: int  # ...seen changing before, but not yet shown to change by itself
+    scrolled: bool
+    idle_before: int = 0  # elements the page changed between the last verdict and the mark
+
+    @property
+    def candidate(self) -> bool:
+        """The view did not move, and what changed is either nothing (the text evidence is then
+        older than the action: the page changed by itself before the mark) or only elements
+        seen changing before."""
+        if self.scrolled:
+            return False
+        if self.changed == 0:
+            return self.idle_before > 0
+        return self.other == 0
+
+
+class Watch:
+    """The agent's side of one episode: marks actions, reads each window, judges credited
+    effects. `probe_ms` is what the last judgement spent probing."""
+
+    def __init__(self, probe_limit_ms: int) -> None:
+        self.probe_limit_ms = probe_limit_ms
+        self.window: Window | None = None
+        self.probe_ms = 0.0
+        self.acting = False  # between mark and verdict
+
+    async def install(self, page: Page) -> None:
+        await page.context.add_init_script(script=AMBIENT_JS)
+
+    async def mark(self, page: Page) -> None:
+        """The action starts now: what changes from here until `verdict` is its window."""
+        self.window = None
+        self.acting = True
+        try:
+            await page.evaluate(MARK_JS)
+        except PlaywrightError:
+            pass  # a page mid-navigation: its next document starts with no window (no veto)
+
+    async def settled(self, page: Page) -> None:
+        """The agent's settle has ended: outside an action, the page's changes count from here
+        (inside one, a settle changes nothing: the verdict starts the next idle stretch)."""
+        if self.acting:
+            return
+        try:
+            await page.evaluate(SETTLED_JS)
+        except PlaywrightError:
+            pass
+
+    async def verdict(self, page: Page) -> Window | None:
+        """The action's window, and the end of it (the agent is idle again). None when the
+        document was not marked (a new page since the mark)."""
+        self.acting = False
+        try:
+            got = await page.evaluate(VERDICT_JS)
+        except PlaywrightError:
+            got = None
+        self.window = None if not got or not got.get("acting") else Window(
+            changed=int(got["changed"]), other=int(got["other"]), restless=int(got["restless"]),
+            scrolled=bool(got["scrolled"]), idle_before=int(got["idle_before"]))
+        return self.window
+
+    async def vetoes(self, page: Page, evidence: str) -> bool:
+        """True when an effect credited on `evidence` (comma-separated parts) in the last window
+        is the page's own change and not the action's (see the module's rules)."""
+        self.probe_ms = 0.0
+        window = self.window
+        if window is None or not window.candidate or not evidence \
+                or not set(evidence.split(",")) <= TEXT_ONLY:
+            return False
+        if window.restless == 0:
+            return True
+        t0 = time.perf_counter()
+        try:
+            return bool(await page.evaluate(PROBE_JS, self.probe_limit_ms))
+        except PlaywrightError:
+            return False
+        finally:
+            self.probe_ms = round((time.perf_counter() - t0) * 1000, 1)

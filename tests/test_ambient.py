@@ -1,0 +1,90 @@
+"""The ambient filter's rules in a real page: a click that changed nothing is not credited with a
+ticking clock's change; a click that changed something new is; an element two actions in a row
+rewrote is probed and, not changing by itself, credited; a list rendered twice while the page
+started up is not taken for a ticker; switched off, the clock's tick is credited."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from playwright.async_api import Page, async_playwright
+
+from agents import fingerprint, validator
+from agents.actions import Click
+from agents.ambient import Watch
+from harness.browser import BrowserSettings, launch
+
+pytestmark = pytest.mark.browser
+
+URL = "http://ambient.test/page.html"
+PAGE = """<!doctype html><html><body>
+<p>Ends in <span id="clock">0</span></p>
+<ul id="list"></ul>
+<button id="dead">Dead</button> <button id="live">Save</button> <button id="step">+</button>
+<span id="qty">1</span> <button id="refresh">Refresh</button> <p id="msg"></p>
+<script>
+let t = 0;
+setInterval(() => { document.getElementById("clock").textContent = String(++t); }, 40);
+const list = document.getElementById("list");
+const render = (n) => { list.innerHTML = Array.from({length: n}, (_, i) => `<li>row ${i}</li>`).join(""); };
+render(1);
+setTimeout(() => render(3), 20);  // a placeholder, then the rows: both while starting up
+document.getElementById("live").onclick = () => { document.getElementById("msg").textContent = "Saved"; };
+document.getElementById("step").onclick = () => {
+  const q = document.getElementById("qty"); q.textContent = String(Number(q.textContent) + 1);
+};
+document.getElementById("refresh").onclick = () => render(4);
+</script></body></html>"""
+
+
+async def act(page: Page, watch: Watch | None, selector: str) -> tuple[bool, str]:
+    """One action as the agent takes it: fingerprint, mark, click, settle, fingerprint, verdict."""
+    before = await fingerprint.take(page)
+    if watch is not None:
+        await watch.mark(page)
+    await page.click(selector)
+    await page.wait_for_timeout(120)  # the settle: the clock ticks in it
+    after = await fingerprint.take(page)
+    if watch is not None:
+        await watch.verdict(page)
+    return await validator.effect(page, Click(ref="e1", observation_id=0), "", before, after, None, watch)
+
+
+async def scenario(on: bool) -> list[tuple[bool, str, float]]:
+    async with async_playwright() as pw:
+        browser = await launch(pw, BrowserSettings())
+        context = await browser.new_context()
+        await context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
+        page = await context.new_page()
+        watch = Watch(300) if on else None
+        if watch is not None:
+            await watch.install(page)
+        await page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
+        await page.goto(URL)
+        await page.wait_for_timeout(100)
+        if watch is not None:
+            await watch.settled(page)  # start-up is over
+        await page.wait_for_timeout(150)  # idle: the clock ticks three times or more
+        out = []
+        for selector in ("#dead", "#live", "#step", "#step", "#refresh"):
+            effective, evidence = await act(page, watch, selector)
+            out.append((effective, evidence, watch.probe_ms if watch else 0.0))
+        await browser.close()
+    return out
+
+
+def test_ambient_changes_are_no_effect_and_real_ones_are() -> None:
+    dead, live, step1, step2, refresh = asyncio.run(scenario(on=True))
+    assert dead[:2] == (False, "ambient")  # only the clock changed
+    assert live[:2] == (True, "text") and live[2] == 0  # a new element: no probe needed
+    assert step1[:2] == (True, "text")
+    # The quantity changed in an earlier window: a suspect, probed for the whole 300 ms, and
+    # credited since it did not change again by itself.
+    assert step2[:2] == (True, "text") and step2[2] >= 250
+    assert refresh[:2] == (True, "text")  # the list's start-up renders did not make it ambient
+
+
+def test_switched_off_the_clock_is_credited() -> None:
+    dead, *_ = asyncio.run(scenario(on=False))
+    assert dead[:2] == (True, "text")
