@@ -19,20 +19,24 @@ An element is
 
 A credited effect is vetoed (evidence `ambient`, so not effective) only when the evidence is the
 page's text alone (`text` or `changes`: a new URL, a changed control set, frame content or a
-field's value is an effect as before), the scroll position did not move, and either every element
-changed in the window is ambient, or nothing changed in the window at all while the page changed
-between the last verdict and the mark (the text evidence is older than the action). When the
-window holds suspects and nothing else, they are probed: the agent waits up to
+field's value is an effect as before), the scroll position did not move, and either
+- every element changed in the window is ambient, or
+- nothing was seen to change in the window, the page changed by itself between the last verdict
+  and the mark, and the body's text is the same at the verdict as at the mark: the text evidence
+  is older than the action (the text is read at the mark only on a page that changed by itself).
+When the window holds suspects and nothing new, they are probed: the agent waits up to
 `ambient_probe_ms` for each to change again with nobody acting. A clock or a counter does and the
-effect is vetoed; a status line that two actions in a row rewrote does not, and the effect stands
-(the probe's cost, the whole `ambient_probe_ms`, is in the step's `ambient_probe_ms` column).
+effect is vetoed; a quantity that two clicks in a row rewrote does not, and the effect stands (the
+wait, the whole `ambient_probe_ms` then, is the step's `ambient_probe_ms`). Shadow roots are
+observed as they are attached (the script wraps `attachShadow`), so a change inside a widget's
+shadow root is seen as the widget's.
 
 Not seen: an effect that lands only on an ambient element (a live region that also ticks); an
 ambient element slower than the probe and the agent's pauses (a carousel turning every 5 s is
 credited like before until it has turned twice while the agent waited); and, the other way, an
-effect made by style alone (a `:focus-within` menu, no DOM change) right after the page changed
-by itself is vetoed. Switched off
-(`agent.ambient=false`) nothing is installed in the page."""
+effect made by style alone (a `:focus-within` menu, no DOM change) while an ambient element
+ticked in the same window is vetoed. Switched off (`agent.ambient=false`) nothing is installed in
+the page."""
 
 from __future__ import annotations
 
@@ -50,8 +54,10 @@ AMBIENT_JS = r"""
 (() => {
   const state = { acting: false, counting: false, stretch: new Map(), ambient: new WeakSet(),
                   restless: new WeakSet(), touched: new Set(), suspects: [], scroll: [0, 0],
-                  idleBefore: 0 };
-  const elementOf = (node) => node && node.nodeType === 1 ? node : node && node.parentElement;
+                  idleBefore: 0, markText: null };
+  // The element a change happened to (a shadow root's changes: its host's, at its top level).
+  const elementOf = (node) => !node ? null : node.nodeType === 1 ? node : node.nodeType === 11 ? node.host
+    : node.parentElement || (node.parentNode && node.parentNode.host) || null;
   const file = (records) => {
     const seen = new Set();
     for (const r of records) {
@@ -67,11 +73,24 @@ AMBIENT_JS = r"""
     }
   };
   const observer = new MutationObserver(file);
-  observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  const options = { subtree: true, childList: true, characterData: true, attributes: true };
+  observer.observe(document, options);
+  // A document-wide observer does not see into shadow roots: observe each one as it is attached
+  // (open or closed; this script runs before the page's own).
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attach.call(this, init);
+    observer.observe(root, options);
+    return root;
+  };
   Object.defineProperty(window, "__gbAmbient", { value: {
     mark() {
       file(observer.takeRecords());  // what happened before the mark was not the action's
       state.idleBefore = state.stretch.size;
+      // The page changed by itself since the last verdict: keep its text, so a window in which
+      // nothing was seen to change can tell whether the text moved anyway (a change the
+      // observer cannot see, or style alone) or only before the mark.
+      state.markText = state.idleBefore > 0 && document.body ? document.body.innerText : null;
       state.acting = true;
       state.touched = new Set();
       state.scroll = [scrollX, scrollY];
@@ -91,6 +110,8 @@ AMBIENT_JS = r"""
       const suspects = touched.filter((el) => state.restless.has(el) && !state.ambient.has(el));
       const other = touched.filter((el) => !state.restless.has(el)).length;
       const scrolled = state.scroll[0] !== scrollX || state.scroll[1] !== scrollY;
+      const textMoved = state.markText === null || !document.body || document.body.innerText !== state.markText;
+      state.markText = null;
       state.acting = false;
       state.counting = true;
       state.touched = new Set();
@@ -98,7 +119,7 @@ AMBIENT_JS = r"""
       state.suspects = suspects;
       for (const el of touched) state.restless.add(el);  // a suspect if it changes in a later window
       return { acting, changed: touched.length, other, restless: suspects.length, scrolled,
-               idle_before: state.idleBefore };
+               idle_before: state.idleBefore, text_moved: textMoved };
     },
     probe(ms) {
       // Do the last window's restless elements change again by themselves (the agent idle)?
@@ -138,16 +159,17 @@ class Window:
     restless: int  # ...seen changing before, but not yet shown to change by itself
     scrolled: bool
     idle_before: int = 0  # elements the page changed between the last verdict and the mark
+    text_moved: bool = True  # the body's text differs between the mark and the verdict
 
     @property
     def candidate(self) -> bool:
-        """The view did not move, and what changed is either nothing (the text evidence is then
-        older than the action: the page changed by itself before the mark) or only elements
-        seen changing before."""
+        """The view did not move, and what changed is either nothing — the page changed by
+        itself before the mark and its text is the same at the verdict as at the mark, so the
+        text evidence is older than the action — or only elements seen changing before."""
         if self.scrolled:
             return False
         if self.changed == 0:
-            return self.idle_before > 0
+            return self.idle_before > 0 and not self.text_moved
         return self.other == 0
 
 
@@ -193,7 +215,8 @@ class Watch:
             got = None
         self.window = None if not got or not got.get("acting") else Window(
             changed=int(got["changed"]), other=int(got["other"]), restless=int(got["restless"]),
-            scrolled=bool(got["scrolled"]), idle_before=int(got["idle_before"]))
+            scrolled=bool(got["scrolled"]), idle_before=int(got["idle_before"]),
+            text_moved=bool(got["text_moved"]))
         return self.window
 
     async def vetoes(self, page: Page, evidence: str) -> bool:

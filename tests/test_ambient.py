@@ -1,7 +1,9 @@
 """The ambient filter's rules in a real page: a click that changed nothing is not credited with a
 ticking clock's change; a click that changed something new is; an element two actions in a row
 rewrote is probed and, not changing by itself, credited; a list rendered twice while the page
-started up is not taken for a ticker; switched off, the clock's tick is credited."""
+started up is not taken for a ticker; a change inside a widget's shadow root (open or closed) is
+the click's, though a document-wide observer cannot see it; switched off, the clock's tick is
+credited."""
 
 from __future__ import annotations
 
@@ -23,7 +25,13 @@ PAGE = """<!doctype html><html><body>
 <ul id="list"></ul>
 <button id="dead">Dead</button> <button id="live">Save</button> <button id="step">+</button>
 <span id="qty">1</span> <button id="refresh">Refresh</button> <p id="msg"></p>
+<div id="open-host"></div><div id="closed-host"></div>
 <script>
+for (const mode of ["open", "closed"]) {
+  const root = document.getElementById(`${mode}-host`).attachShadow({ mode });
+  root.innerHTML = `<button>Like</button> <span>0 likes</span>`;
+  root.querySelector("button").onclick = () => { root.querySelector("span").textContent = "1 like"; };
+}
 let t = 0;
 setInterval(() => { document.getElementById("clock").textContent = String(++t); }, 40);
 const list = document.getElementById("list");
@@ -43,7 +51,12 @@ async def act(page: Page, watch: Watch | None, selector: str) -> tuple[bool, str
     before = await fingerprint.take(page)
     if watch is not None:
         await watch.mark(page)
-    await page.click(selector)
+    if selector.endswith(" @left"):  # a point inside the element's left edge (a closed root's button)
+        box = await page.locator(selector.removesuffix(" @left")).bounding_box()
+        assert box is not None
+        await page.mouse.click(box["x"] + 8, box["y"] + box["height"] / 2)
+    else:
+        await page.click(selector)
     await page.wait_for_timeout(120)  # the settle: the clock ticks in it
     after = await fingerprint.take(page)
     if watch is not None:
@@ -67,7 +80,8 @@ async def scenario(on: bool) -> list[tuple[bool, str, float]]:
             await watch.settled(page)  # start-up is over
         await page.wait_for_timeout(150)  # idle: the clock ticks three times or more
         out = []
-        for selector in ("#dead", "#live", "#step", "#step", "#refresh"):
+        for selector in ("#dead", "#live", "#step", "#step", "#refresh", "#open-host button",
+                         "#closed-host @left"):
             effective, evidence = await act(page, watch, selector)
             out.append((effective, evidence, watch.probe_ms if watch else 0.0))
         await browser.close()
@@ -75,7 +89,7 @@ async def scenario(on: bool) -> list[tuple[bool, str, float]]:
 
 
 def test_ambient_changes_are_no_effect_and_real_ones_are() -> None:
-    dead, live, step1, step2, refresh = asyncio.run(scenario(on=True))
+    dead, live, step1, step2, refresh, open_root, closed_root = asyncio.run(scenario(on=True))
     assert dead[:2] == (False, "ambient")  # only the clock changed
     assert live[:2] == (True, "text") and live[2] == 0  # a new element: no probe needed
     assert step1[:2] == (True, "text")
@@ -83,6 +97,7 @@ def test_ambient_changes_are_no_effect_and_real_ones_are() -> None:
     # credited since it did not change again by itself.
     assert step2[:2] == (True, "text") and step2[2] >= 250
     assert refresh[:2] == (True, "text")  # the list's start-up renders did not make it ambient
+    assert open_root[:2] == (True, "text") and closed_root[:2] == (True, "text")
 
 
 def test_switched_off_the_clock_is_credited() -> None:
