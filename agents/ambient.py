@@ -110,7 +110,9 @@ AMBIENT_JS = r"""
       const suspects = touched.filter((el) => state.restless.has(el) && !state.ambient.has(el));
       const other = touched.filter((el) => !state.restless.has(el)).length;
       const scrolled = state.scroll[0] !== scrollX || state.scroll[1] !== scrollY;
-      const textMoved = state.markText === null || !document.body || document.body.innerText !== state.markText;
+      // (only asked of a window in which nothing was seen to change)
+      const textMoved = touched.length > 0 || state.markText === null || !document.body ||
+        document.body.innerText !== state.markText;
       state.markText = null;
       state.acting = false;
       state.counting = true;

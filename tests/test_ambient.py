@@ -3,7 +3,8 @@ ticking clock's change; a click that changed something new is; an element two ac
 rewrote is probed and, not changing by itself, credited; a list rendered twice while the page
 started up is not taken for a ticker; a change inside a widget's shadow root (open or closed) is
 the click's, though a document-wide observer cannot see it; switched off, the clock's tick is
-credited."""
+credited. And text evidence older than the action (the page changed between the agent's look and
+its click) is not the click's, while a style-only effect in the same position is."""
 
 from __future__ import annotations
 
@@ -103,3 +104,46 @@ def test_ambient_changes_are_no_effect_and_real_ones_are() -> None:
 def test_switched_off_the_clock_is_credited() -> None:
     dead, *_ = asyncio.run(scenario(on=False))
     assert dead[:2] == (True, "text")
+
+
+LATE = """<!doctype html><html><head><style>
+.tip { display: none } .tipbox:focus-within .tip { display: inline }
+</style></head><body>
+<p id="banner">Welcome</p> <button id="dead">Dead</button>
+<div class="tipbox"><button id="help">Help</button> <span class="tip">Ask us anything</span></div>
+</body></html>"""
+
+
+async def late_scenario() -> list[tuple[bool, str]]:
+    """The page changes its banner by itself after the agent's observation and before its click
+    (the test stands in for the page's timer). A dead click is then not credited with the banner;
+    a click whose effect is style alone (a `:focus-within` tip, no DOM change) still is."""
+    async with async_playwright() as pw:
+        browser = await launch(pw, BrowserSettings())
+        context = await browser.new_context()
+        await context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
+        page = await context.new_page()
+        watch = Watch(300)
+        await watch.install(page)
+        await page.route(URL, lambda route: route.fulfill(body=LATE, content_type="text/html"))
+        await page.goto(URL)
+        await watch.settled(page)
+        out = []
+        for selector, banner in (("#dead", "Sale today"), ("#help", "Sale ends soon")):
+            before = await fingerprint.take(page)
+            await page.evaluate("(t) => { document.getElementById('banner').textContent = t; }", banner)
+            await watch.mark(page)
+            await page.click(selector)
+            await page.wait_for_timeout(120)
+            after = await fingerprint.take(page)
+            await watch.verdict(page)
+            out.append(await validator.effect(page, Click(ref="e1", observation_id=0), "", before,
+                                              after, None, watch))
+        await browser.close()
+    return out
+
+
+def test_text_evidence_older_than_the_action_is_not_its_effect() -> None:
+    dead, help_ = asyncio.run(late_scenario())
+    assert dead == (False, "ambient")
+    assert help_ == (True, "text")
