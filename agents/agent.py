@@ -45,7 +45,7 @@ from agents.actions import (
     Wait,
     execute,
 )
-from agents.brief import Brief, StepRecord
+from agents.brief import Brief
 from agents.dead_action_guard import DeadActionGuard, TargetIdentity
 from agents.direct_navigation import DirectNavigation
 from agents.freshness import PreviousPerception, overlay
@@ -60,6 +60,7 @@ from agents.worker.base import WorkerReply
 from agents.worker.openai_worker import OpenAIWorker
 from agents.worker.scripted import Decision, ScriptedWorker, mark_key
 from tasks.schema import TARGETED_ACTIONS, Subgoal
+from tasks.trace import StepRecord
 
 
 class AgentConfig(BaseModel):

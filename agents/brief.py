@@ -1,4 +1,5 @@
-"""What the agent is told about a task (goal, plan, limits) and what it reports for each step.
+"""What the agent is told about a task (goal, plan, limits). What it reports for each step is
+`tasks.trace.StepRecord`.
 
 The harness builds the brief from a task file without the success checks or oracle selectors, so
 the agent never sees ground truth."""
@@ -19,88 +20,3 @@ class Brief(BaseModel):
     max_steps: int
     allowed_origins: list[str] = Field(description="origins or host patterns navigation may reach")
     url_grammar: UrlGrammar | None = None
-
-
-class StepRecord(BaseModel):
-    """One step of one episode, as written to steps.parquet. Columns are grouped by stage."""
-
-    step: int
-    subgoal_index: int
-    subgoal_action: str
-    subgoal_target: str = ""
-    url: str = ""
-    observation_id: int = 0
-    # observe: what was read (viewport: the containers in view; document: all of it) and why
-    observe_scope: str = ""
-    observe_reason: str = ""
-    # perceive: path = declarative (vision), procedural (reused epoch), dom (no vision), direct
-    path: str = ""
-    vision_call: bool = False
-    vision_calls: int = 0
-    tier: str = ""
-    tier_escalated: bool = False
-    candidates: int = 0
-    coverage_pass: bool = False
-    coverage_tier: str = ""
-    coverage_candidates: int = 0
-    coverage_recovered: bool = False
-    overlay_marks: int = 0
-    overlay_suppressed: str = ""
-    perception_error: str = ""
-    tokens_in: int = 0
-    tokens_out: int = 0
-    invalid_replies: int = 0
-    worker_ms: float = 0.0
-    # gating and prefetch
-    cache: str = ""
-    miss_reason: str = ""
-    prefetch_used: bool = False
-    prefetch_discarded: bool = False
-    vision_lagging: bool = False
-    # enrich / rank / choose
-    unmatched: int = 0
-    split: int = 0
-    source: str = ""
-    mark_rank: int = 0
-    relevance: float = 0.0
-    match_score: float = 0.0
-    target_role: str = ""
-    target_name: str = ""
-    skipped_satisfied: bool = False
-    # resolve / act
-    action: str = ""
-    ref: str = ""
-    route: str = ""
-    degraded: bool = False
-    # the three conditions
-    perceptual_confidence: float = 1.0
-    actionable: bool = True
-    effective: bool = False
-    # validate
-    effect: str = ""
-    mutation_delta: float = 0.0
-    dead_action_trigger: bool = False
-    blocked_navigation: int = 0
-    challenge: bool = False
-    revisit: bool = False
-    fp_dom: str = ""
-    fp_text: str = ""
-    fp_frames: str = ""
-    fp_url: str = ""
-    # stage timings
-    observe_ms: float = 0.0
-    perceive_ms: float = 0.0
-    vision_wait_ms: float = 0.0
-    enrich_ms: float = 0.0
-    rank_ms: float = 0.0
-    choose_ms: float = 0.0
-    resolve_ms: float = 0.0
-    act_ms: float = 0.0
-    validate_ms: float = 0.0
-    # of validate_ms: waiting to see whether what changed changes again by itself (agents/ambient.py)
-    ambient_probe_ms: float = 0.0
-    # after an action that changed nothing: the wait before the next step (the page may not be
-    # ready yet; doubles with each no-op in a row, up to AgentConfig.backoff_max_ms)
-    backoff_ms: float = 0.0
-    error_type: str = ""
-    error: str = ""

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, BrowserContext, Playwright
+from pydantic import BaseModel, ConfigDict
 
 from sites.server import EPISODE_COOKIE, SEED_COOKIE
 
@@ -30,8 +30,11 @@ class BrowserNotFoundError(RuntimeError):
     pass
 
 
-@dataclass(frozen=True)
-class BrowserSettings:
+class BrowserSettings(BaseModel):
+    """The browser every episode runs in: Hydra's `browser` group (conf/browser/), validated once
+    as part of the run config, and what `launch` and `new_episode_context` take."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
     executable: str = "auto"
     headless: bool = True
     width: int = 1280

@@ -32,19 +32,6 @@ class SuiteConfig(_Frozen):
     exclude_tags: list[str] = []
 
 
-class BrowserConfig(_Frozen):
-    executable: str = "auto"
-    headless: bool = True
-    width: int = 1280
-    height: int = 720
-    device_scale_factor: float = 1.0
-    extra_args: list[str] = []
-
-    def settings(self) -> BrowserSettings:
-        return BrowserSettings(self.executable, self.headless, self.width, self.height,
-                               self.device_scale_factor, tuple(self.extra_args))
-
-
 class DirsConfig(_Frozen):
     dirs: list[str] = []
 
@@ -74,7 +61,7 @@ class RunConfig(_Frozen):
     perception: PerceptionConfig
     worker: WorkerConfig
     suite: SuiteConfig
-    browser: BrowserConfig
+    browser: BrowserSettings
     policy: Literal["agent", "oracle", "naive_text"] = "agent"
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     concurrency: int = Field(2, ge=1, le=64)

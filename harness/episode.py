@@ -15,7 +15,7 @@ from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
 from agents.agent import GroundingAgent
-from agents.brief import Brief, StepRecord
+from agents.brief import Brief
 from agents.naive_text import run_naive
 from agents.perception.registry import build_backend
 from agents.worker.registry import build_worker
@@ -27,6 +27,7 @@ from sites.server import FixtureServer, server_errors
 from tasks.miniwob.catalog import MiniwobTask
 from tasks.miniwob.plans import UtteranceError
 from tasks.schema import Task
+from tasks.trace import EpisodeRecord, StepRecord
 
 
 class HeartbeatTimeout(Exception):
@@ -35,7 +36,7 @@ class HeartbeatTimeout(Exception):
 
 @dataclass
 class EpisodeResult:
-    row: dict[str, Any]
+    episode: EpisodeRecord
     steps: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -143,7 +144,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         if record else "none"
     context = None
     try:
-        context = await new_episode_context(browser, cfg.browser.settings(), server.origins,
+        context = await new_episode_context(browser, cfg.browser, server.origins,
                                             episode_id, seed)
         if cfg.trace.playwright and record:
             await context.tracing.start(screenshots=True, snapshots=True, title=f"{task.id} seed {seed}")
@@ -204,15 +205,15 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         first = errors[0]
         shown.append(f"server errors: {len(errors)} (first: {first['status'] or 'stalled'} "
                      f"{first['origin']} {first['path']})")
-    row = {
-        "episode_id": episode_id, "task_id": task.id, "seed": seed,
-        "config_name": cfg.config_name, "config_hash": cfg.config_hash,
-        "task_version": task.version, "tags": list(task.tags), "success": success,
-        "steps": len(steps), "vision_calls": sum(s.vision_calls for s in steps),
-        "wall_s": round(time.perf_counter() - t0, 3), "failure": failure,
-        "out_of_scope_requests": len(out_of_scope), "server_errors": len(errors),
-        "raw_reward": verdict.raw_reward if verdict is not None else None,
-        "trace_rerun": "",
-        "failure_detail": "; ".join(shown), "started_at": started,
-    }
-    return EpisodeResult(row=row, steps=[s.model_dump() for s in steps])
+    episode = EpisodeRecord(
+        episode_id=episode_id, task_id=task.id, seed=seed,
+        config_name=cfg.config_name, config_hash=cfg.config_hash,
+        task_version=task.version, tags=list(task.tags), success=success,
+        steps=len(steps), vision_calls=sum(s.vision_calls for s in steps),
+        wall_s=round(time.perf_counter() - t0, 3), failure=failure,
+        out_of_scope_requests=len(out_of_scope), server_errors=len(errors),
+        raw_reward=verdict.raw_reward if verdict is not None else None,
+        trace_rerun="",
+        failure_detail="; ".join(shown), started_at=started,
+    )
+    return EpisodeResult(episode=episode, steps=[s.model_dump() for s in steps])

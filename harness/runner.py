@@ -29,6 +29,7 @@ from sites.server import FixtureServer
 from tasks.loader import FIXTURE_TASKS, load_tasks, select
 from tasks.miniwob.catalog import MOUNT, MiniwobTask, html_root, load_miniwob_tasks
 from tasks.schema import Task
+from tasks.trace import EpisodeRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -153,7 +154,7 @@ class _BrowserPool:
     async def get(self) -> Browser:
         async with self._lock:
             if self.browser is None or not self.browser.is_connected():
-                self.browser = await launch(self.pw, self.cfg.browser.settings())
+                self.browser = await launch(self.pw, self.cfg.browser)
             return self.browser
 
     async def close(self) -> None:
@@ -165,13 +166,13 @@ class RunDirInUseError(RuntimeError):
     """The run folder already holds episodes and resume was not asked for."""
 
 
-def needs_rerun(cfg: RunConfig, row: dict[str, Any]) -> bool:
+def needs_rerun(cfg: RunConfig, episode: EpisodeRecord) -> bool:
     """A failed episode whose artifacts `trace.capture=rerun` records by running it again. Not a
     timeout or a browser crash: rerunning a hang costs `heartbeat_s` again, and a crashed browser
     takes its trace with it (`trace.capture=live` records those as they happen)."""
     wanted = cfg.trace.playwright or cfg.trace.screenshots != "none"
-    return (not cfg.trace.live and wanted and not row["success"]
-            and row["failure"] not in ("timeout", "browser_crash"))
+    return (not cfg.trace.live and wanted and not episode.success
+            and episode.failure not in ("timeout", "browser_crash"))
 
 
 def finished_episodes(run_dir: Path) -> set[tuple[str, str, int, int]]:
@@ -204,8 +205,7 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
         async with async_playwright() as pw:
             pool = _BrowserPool(pw, cfg)
             browser = await pool.get()
-            settings = cfg.browser.settings()
-            executable = find_chromium(pw, settings.executable, settings.headless) or "playwright"
+            executable = find_chromium(pw, cfg.browser.executable, cfg.browser.headless) or "playwright"
             meta = run_metadata(cfg, browser.version, resolved, executable)
             (run_dir / "run.json").write_text(json.dumps(meta, indent=2, default=str))
             writer = TraceWriter(run_dir, meta)
@@ -223,14 +223,14 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                 nonlocal successes
                 async with gate:
                     result = await run_episode(await pool.get(), server, task, seed, cfg, run_dir)
-                    if needs_rerun(cfg, result.row):
+                    if needs_rerun(cfg, result.episode):
                         again = await run_episode(await pool.get(), server, task, seed, cfg, run_dir,
-                                                  diagnose=result.row["episode_id"])
-                        result.row["trace_rerun"] = "passed" if again.row["success"] else "failed"
-                writer.add_episode(result.row, result.steps)
+                                                  diagnose=result.episode.episode_id)
+                        result.episode.trace_rerun = "passed" if again.episode.success else "failed"
+                writer.add_episode(result.episode.model_dump(), result.steps)
                 if writer.episodes_written % TRIM_EVERY == 0:
                     release_free_heap()
-                successes += result.row["success"]
+                successes += result.episode.success
                 progress.update(bar, advance=1, ok=successes)
 
             with progress:

@@ -14,11 +14,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import BaseModel
 
-from agents.brief import StepRecord
+from tasks.trace import EPISODE_KEYS, SCHEMA_VERSION, EpisodeRecord, StepRecord
 
-# 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
-SCHEMA_VERSION = 4
 METADATA_KEY = b"groundbench"
 PARTS = ".parts"
 # Combining rereads every part written so far, so its cost grows with the run (about 3 s at 500
@@ -28,44 +27,23 @@ COMBINE_PACING = 20
 
 _PA_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string()}
 
-EPISODE_KEYS = pa.schema([
-    ("episode_id", pa.string()),
-    ("task_id", pa.string()),
-    ("seed", pa.int64()),
-    ("config_name", pa.string()),
-    ("config_hash", pa.string()),
-])
-
 
 def _arrow_type(annotation: Any) -> pa.DataType:
+    """The column type of a record field: a scalar, `X | None` (a nullable X) or `list[X]`."""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
         annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+    if typing.get_origin(annotation) is list:
+        (item,) = typing.get_args(annotation)
+        return pa.list_(_arrow_type(item))
     return _PA_TYPES[annotation]
 
 
-STEPS_SCHEMA = pa.schema(
-    list(EPISODE_KEYS) + [(name, _arrow_type(f.annotation)) for name, f in StepRecord.model_fields.items()]
-)
+def _columns(model: type[BaseModel]) -> list[tuple[str, pa.DataType]]:
+    return [(name, _arrow_type(f.annotation)) for name, f in model.model_fields.items()]
 
-EPISODES_SCHEMA = pa.schema(list(EPISODE_KEYS) + [
-    ("task_version", pa.int64()),
-    ("tags", pa.list_(pa.string())),
-    ("success", pa.bool_()),
-    ("steps", pa.int64()),
-    ("vision_calls", pa.int64()),
-    ("wall_s", pa.float64()),
-    ("failure", pa.string()),
-    ("out_of_scope_requests", pa.int64()),
-    ("server_errors", pa.int64()),
-    # MiniWoB's own raw reward (WOB_RAW_REWARD_GLOBAL) once its episode ended; null for fixture
-    # tasks and for MiniWoB episodes that never ended.
-    ("raw_reward", pa.float64()),
-    # trace.capture=rerun: "" (not rerun), or whether the recorded rerun of this failed episode
-    # "failed" too or "passed" (the failure did not reproduce; its artifacts show the rerun).
-    ("trace_rerun", pa.string()),
-    ("failure_detail", pa.string()),
-    ("started_at", pa.float64()),
-])
+
+EPISODES_SCHEMA = pa.schema(_columns(EpisodeRecord))
+STEPS_SCHEMA = pa.schema([EPISODES_SCHEMA.field(k) for k in EPISODE_KEYS] + _columns(StepRecord))
 
 
 class TraceFormatError(ValueError):
@@ -104,7 +82,7 @@ class TraceWriter:
 
     def add_episode(self, episode: dict[str, Any], steps: list[dict[str, Any]]) -> None:
         key = episode["episode_id"]
-        step_rows = [{**{k: episode[k] for k in EPISODE_KEYS.names}, **s} for s in steps]
+        step_rows = [{**{k: episode[k] for k in EPISODE_KEYS}, **s} for s in steps]
         _write_atomic(pa.Table.from_pylist(step_rows, schema=self.steps_schema),
                       self.parts / f"steps-{key}.parquet")
         _write_atomic(pa.Table.from_pylist([episode], schema=self.episodes_schema),

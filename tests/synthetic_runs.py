@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
-from agents.brief import StepRecord
 from harness.traces import TraceWriter
+from tasks.trace import StepRecord
 
 STAGE_MS = {"observe_ms": 20.0, "perceive_ms": 50.0, "vision_wait_ms": 5.0, "enrich_ms": 3.0,
             "rank_ms": 1.0, "choose_ms": 2.0, "resolve_ms": 4.0, "act_ms": 30.0,

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from synthetic_runs import episode
 
-from agents.brief import StepRecord
 from harness.bench import gating_tradeoff
 from harness.traces import TraceWriter
+from tasks.trace import StepRecord
 
 TAIL = "synthetic/scripted"
 LONG = ["long-shopping", "ci"]

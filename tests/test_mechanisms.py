@@ -12,7 +12,6 @@ from conftest import run_experiment
 from playwright.async_api import async_playwright
 
 from agents.agent import AgentConfig, GroundingAgent
-from agents.brief import StepRecord
 from agents.dead_action_guard import DeadActionGuard, TargetIdentity
 from agents.marks import Mark
 from agents.observation import Box
@@ -21,6 +20,7 @@ from agents.perception.visible_geometry import read_regions
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch
 from tasks.schema import Subgoal
+from tasks.trace import StepRecord
 
 pytestmark = pytest.mark.browser
 

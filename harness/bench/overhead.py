@@ -81,7 +81,7 @@ async def run(suite: str, tasks: Sequence[str], rounds: int, seed: int, warmup: 
     samples: list[dict[str, Any]] = []
     with FixtureServer() as server, tempfile.TemporaryDirectory() as tmp:
         async with async_playwright() as pw:
-            browser = await launch(pw, configs["floor"].browser.settings())
+            browser = await launch(pw, configs["floor"].browser)
 
             async def episode(arm: str, task: Task) -> dict[str, Any]:
                 t0 = time.perf_counter()
@@ -90,7 +90,7 @@ async def run(suite: str, tasks: Sequence[str], rounds: int, seed: int, warmup: 
                 stages = {s: sum(step[s] for step in result.steps) for s in STAGES}
                 return {"arm": arm, "task_id": task.id, "plan_steps": len(task.plan),
                         "oracle_steps": len(task.oracle), "agent_steps": len(result.steps),
-                        "success": bool(result.row["success"]), "failure": result.row["failure"],
+                        "success": result.episode.success, "failure": result.episode.failure,
                         "wall_ms": wall_ms, "stages_ms": stages,
                         "outside_steps_ms": wall_ms - sum(stages.values())}
 
