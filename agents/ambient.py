@@ -45,6 +45,9 @@ from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
+from pydantic import BaseModel, Field
+
+from agents.pipeline import Episode, Mechanism, Step
 
 # Installed before any page script. `acting`: the action's window (mark to verdict); `stretch`:
 # changes per element since the last verdict or settle (the agent idle); `restless`: changed while
@@ -238,3 +241,32 @@ class Watch:
             return False
         finally:
             self.probe_ms = round((time.perf_counter() - t0) * 1000, 1)
+
+
+class AmbientConfig(BaseModel):
+    ambient: bool = True
+    ambient_probe_ms: int = Field(500, ge=0)  # how long to watch a suspect for a change of its own
+
+
+class Ambient(Mechanism):
+    name = "ambient"
+
+    def __init__(self, probe_ms: int) -> None:
+        self.watch = Watch(probe_ms)
+
+    async def start(self, episode: Episode) -> None:
+        await self.watch.install(episode.page)
+
+    async def settled(self, page: Page) -> None:
+        await self.watch.settled(page)
+
+    async def before_action(self, page: Page) -> None:
+        await self.watch.mark(page)
+
+    async def after_action(self, page: Page) -> None:
+        await self.watch.verdict(page)
+
+    async def vetoes(self, step: Step, evidence: str) -> bool:
+        vetoed = await self.watch.vetoes(step.page, evidence)
+        step.rec.ambient_probe_ms = self.watch.probe_ms
+        return vetoed

@@ -8,15 +8,21 @@ text names it (every word of the element's name is in the box's label)."""
 
 from __future__ import annotations
 
-from agents.enrichment import element_mark
-from agents.marks import Mark
-from agents.observation import Box, Element
+from pydantic import BaseModel
+
+from agents.marks import Mark, Placed, Seen, element_mark
+from agents.observation import Box
+from agents.pipeline import Episode, Mechanism, Step
 from agents.text_match import label_matches
 
 # A sub-element smaller than this share of the candidate box is a part of a compound region.
 PART_SHARE = 0.6
 # ...and one the box's label names is a part when at least this share of it is inside the box.
 NAMED_OVERLAP = 0.5
+
+
+class CompoundSplitConfig(BaseModel):
+    compound_split: bool = True
 
 
 def _inside(inner: Box, outer: Box, slack: float = 4.0) -> bool:
@@ -31,44 +37,60 @@ def _share_inside(inner: Box, outer: Box) -> float:
     return ix * iy / inner.area if inner.area > 0 else 0.0
 
 
-def _part_of(el: Element, b: Box, box: Box, label: str) -> bool:
+def _part_of(part: Placed, seen: Seen) -> bool:
+    b, box = part.box, seen.box
     if b.area >= PART_SHARE * box.area:
         return False
     if _inside(b, box):
         return True
-    return bool(el.label) and _share_inside(b, box) >= NAMED_OVERLAP and label_matches(el.label, label)
+    return bool(part.element.label) and _share_inside(b, box) >= NAMED_OVERLAP and \
+        label_matches(part.element.label, seen.label)
 
 
-def split(candidates: list[tuple[Box, str, float]], elements: list[tuple[Element, Box]]
-          ) -> tuple[list[tuple[Box, str, float]], list[tuple[Element, Box, float]], int]:
+def split(candidates: list[Seen], elements: list[Placed]
+          ) -> tuple[list[Seen], list[tuple[Placed, float]], int]:
     """Separate compound candidates: returns the candidates left whole, the parts found inside
-    compound ones (element, box, confidence), and how many candidates were split."""
-    interactive = [(el, b) for el, b in elements if el.interactive]
-    whole: list[tuple[Box, str, float]] = []
-    parts: list[tuple[Element, Box, float]] = []
+    compound ones (element, confidence), and how many candidates were split."""
+    interactive = [p for p in elements if p.element.interactive]
+    whole: list[Seen] = []
+    parts: list[tuple[Placed, float]] = []
     n_split = 0
-    for box, label, conf in candidates:
-        inside = [(el, b) for el, b in interactive if _part_of(el, b, box, label)]
+    for seen in candidates:
+        inside = [p for p in interactive if _part_of(p, seen)]
         if inside:
             n_split += 1
-            parts.extend((el, b, conf) for el, b in inside)
+            parts.extend((p, seen.confidence) for p in inside)
         else:
-            whole.append((box, label, conf))
+            whole.append(seen)
     return whole, parts, n_split
 
 
-def add_parts(marks: list[Mark], parts: list[tuple[Element, Box, float]], observation_id: int
-              ) -> list[Mark]:
+def add_parts(marks: list[Mark], parts: list[tuple[Placed, float]], observation_id: int) -> list[Mark]:
     seen = {m.ref for m in marks if m.ref}
     out = list(marks)
-    for el, box, conf in parts:
-        if el.ref not in seen:
-            seen.add(el.ref)
-            out.append(element_mark(len(out) + 1, el, box, conf, "vision", observation_id))
+    for part, conf in parts:
+        if part.element.ref not in seen:
+            seen.add(part.element.ref)
+            out.append(element_mark(len(out) + 1, part, conf, "vision", observation_id))
     return out
 
 
-def prefers_toggle(mark: Mark) -> bool:
-    """A part that opens or toggles something: aria-expanded, pressed or checked semantics."""
-    return "expanded" in mark.states or "pressed" in mark.states or mark.role in (
-        "checkbox", "switch") or "expand" in mark.label.lower()
+class CompoundSplit(Mechanism):
+    """Splits before the DOM bridge, adds the parts after it; and tells the worker that for an
+    expand goal a part with toggle semantics beats the row it sits in."""
+
+    name = "compound_split"
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[Placed, float]] = []
+
+    async def start(self, episode: Episode) -> None:
+        episode.prefer_toggle = True
+
+    def before_bridge(self, step: Step, seen: list[Seen]) -> list[Seen]:
+        whole, self._parts, step.rec.split = split(seen, step.placed)
+        return whole
+
+    def after_bridge(self, step: Step, marks: list[Mark]) -> list[Mark]:
+        parts, self._parts = self._parts, []
+        return add_parts(marks, parts, step.obs.id if step.obs else 0) if parts else marks

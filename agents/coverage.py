@@ -1,12 +1,42 @@
 """Coverage pass: when the label a subgoal expects is not among the candidates, one extra vision
-pass with that label as a hint and a larger cap. Its results are used once and never cached."""
+pass with that label as a hint and a larger cap. Its results are used once and never cached.
+The same second look is taken when nothing fits the subgoal at all, or when the DOM bridge knows
+of a better fit in view than anything perceived."""
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from agents.marks import Mark
+from agents.pipeline import Mechanism, Recovery, Step
 from agents.text_match import label_matches
+
+
+class CoverageConfig(BaseModel):
+    coverage: bool = True
+    coverage_cap: int = 200
 
 
 def missing_label(marks: list[Mark], expected: str | None) -> bool:
     """True when no mark shows the expected label."""
     return bool(expected) and not any(label_matches(expected or "", m.label) for m in marks)
+
+
+class Coverage(Mechanism):
+    name = "coverage"
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+
+    async def recover(self, step: Step, pipeline: Recovery) -> None:
+        choice = step.choice
+        if step.episode.backend is None or choice is None:
+            return
+        if not (missing_label(step.marks, step.subgoal.label)
+                or (choice.reply is None and not choice.satisfied)
+                or (step.unseen is not None and step.unseen.in_view)):
+            return
+        step.rec.coverage_pass = True
+        await pipeline.look_again(step, [step.subgoal.label or step.subgoal.target or ""], self.cap)
+        choice = step.choice
+        step.rec.coverage_recovered = choice is not None and (choice.reply is not None or choice.satisfied)

@@ -6,40 +6,25 @@ finished starting up (hydration) is slow, not dead. A toggle whose state changed
 without structural mutation, so it never counts here.
 
 A target is known across observations by its role, its name and where it is drawn
-(`TargetIdentity`): refs are per observation, and a vision box moves a little from one perception
-to the next (the model's jitter), so two identities are the same target when role and name agree
-and their boxes overlap by half (intersection over union). Two buttons of the same name in
-different places stay two targets."""
+(`agents.marks.TargetIdentity`): refs are per observation, and a vision box moves a little from one
+perception to the next (the model's jitter), so two identities are the same target when role and
+name agree and their boxes overlap by half (intersection over union)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from collections.abc import Callable
 
-SAME_TARGET_IOU = 0.5
+from pydantic import BaseModel, Field
 
-
-class TargetIdentity(NamedTuple):
-    role: str
-    label: str
-    x: float
-    y: float
-    width: float
-    height: float
-
-    def same_target(self, other: TargetIdentity) -> bool:
-        if (self.role, self.label) != (other.role, other.label):
-            return False
-        w = min(self.x + self.width, other.x + other.width) - max(self.x, other.x)
-        h = min(self.y + self.height, other.y + other.height) - max(self.y, other.y)
-        inter = max(0.0, w) * max(0.0, h)
-        union = self.width * self.height + other.width * other.height - inter
-        return union > 0 and inter / union >= SAME_TARGET_IOU
+from agents.marks import Mark, TargetIdentity
+from agents.pipeline import Mechanism, Step
 
 
-def among(target: TargetIdentity, targets: Iterable[TargetIdentity]) -> bool:
-    return any(target.same_target(t) for t in targets)
+class DeadActionGuardConfig(BaseModel):
+    dead_action_guard: bool = True
+    dead_action_limit: int = Field(2, ge=1)
+    dead_action_min_ms: int = Field(1000, ge=0)  # ...no-ops spread over at least this long
 
 
 class DeadActionGuard:
@@ -69,3 +54,24 @@ class DeadActionGuard:
         self.noops.clear()
         self.first_noop.clear()
         self.dead.clear()
+
+
+class DeadActionGuarding(Mechanism):
+    name = "dead_action_guard"
+
+    def __init__(self, limit: int, min_span_ms: float) -> None:
+        self.guard = DeadActionGuard(limit, min_span_ms)
+
+    def excluded(self) -> frozenset[TargetIdentity]:
+        return frozenset(self.guard.dead)
+
+    def no_effect(self, step: Step, mark: Mark) -> None:
+        step.rec.dead_action_trigger = True
+        self.guard.no_effect(mark.identity)
+        step.episode.fresh_required = True  # question the reference frame: perceive afresh
+
+    def effective(self) -> None:
+        self.guard.effective()
+
+    def subgoal_done(self) -> None:
+        self.guard.next_subgoal()

@@ -7,7 +7,15 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin
 
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
+
 from agents.brief import Brief
+from agents.pipeline import Episode, Mechanism, Step
+
+
+class DirectNavigationConfig(BaseModel):
+    direct_navigation: bool = True
 
 
 class DirectNavigation:
@@ -33,3 +41,53 @@ class DirectNavigation:
 
     def give_up(self) -> None:
         self._active = False
+
+
+class DirectNavigating(Mechanism):
+    """Takes over the plan's first step when the task declares a URL grammar that replaces it."""
+
+    name = "direct_navigation"
+
+    def __init__(self) -> None:
+        self.shortcut: DirectNavigation | None = None
+        self._read = False
+
+    def _shortcut(self, episode: Episode) -> DirectNavigation | None:
+        """From the brief as the first step sees it (a suite may complete it on the start page)."""
+        if not self._read:
+            self._read = True
+            grammar = episode.brief.url_grammar
+            self.shortcut = DirectNavigation(episode.brief) if grammar and grammar.replaces else None
+        return self.shortcut
+
+    async def run_step(self, step: Step) -> bool:
+        shortcut = self._shortcut(step.episode)
+        if shortcut is None or not shortcut.applies(step.index):
+            return False
+        rec, page, episode = step.rec, step.page, step.episode
+        step.advance = 0
+        url = shortcut.url(page.url)
+        rec.action, rec.path = "navigate", "direct"
+        if not all(m.allows(url) for m in episode.mechanisms):
+            rec.error_type, rec.error = "blocked_navigation", url
+            shortcut.give_up()
+            return True
+        try:
+            await page.goto(url)
+        except PlaywrightError as exc:
+            rec.error_type, rec.error = "action_error", str(exc).splitlines()[0][:300]
+            shortcut.give_up()
+            return True
+        await episode.settle()
+        episode.page_replaced()
+        rec.url = page.url
+        if shortcut.verify(await page.locator("body").inner_text()):
+            rec.effective = True
+            step.advance = shortcut.resume_index - step.index
+            return True
+        rec.error_type, rec.error = "landing_mismatch", "the page does not show the intended filters"
+        shortcut.give_up()
+        await episode.quiesce()
+        await page.go_back()
+        await episode.settle()
+        return True

@@ -6,61 +6,85 @@ ties), else to an element it mostly overlaps with a shared word; otherwise it st
 
 from __future__ import annotations
 
-from agents.marks import Mark
-from agents.observation import Box, Element
-from agents.text_match import jaccard
+from pydantic import BaseModel
 
-STATE_KEYS = ("checked", "expanded", "pressed", "selected", "disabled")
+from agents.marks import Mark, Placed, Seen, dom_marks, element_mark, iou
+from agents.observation import Box, Element
+from agents.pipeline import Mechanism, Step, Unseen
+from agents.text_match import jaccard
+from agents.worker.base import PlanFollower
+
+# An element of the DOM must fit the subgoal this much better than every mark to count as missed.
+MISSED_MARGIN = 0.2
+
+
+class EnrichmentConfig(BaseModel):
+    enrichment: bool = True
 
 
 def _contains(box: Box, x: float, y: float) -> bool:
     return box.x <= x <= box.x + box.width and box.y <= y <= box.y + box.height
 
 
-def iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x))
-    iy = max(0.0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
-    inter = ix * iy
-    union = a.area + b.area - inter
-    return inter / union if union > 0 else 0.0
-
-
-def match(box: Box, label: str, elements: list[tuple[Element, Box]]) -> Element | None:
+def match(box: Box, label: str, elements: list[Placed]) -> Element | None:
     cx, cy = box.center
-    under = [(el, b) for el, b in elements if _contains(b, cx, cy)]
+    under = [p for p in elements if _contains(p.box, cx, cy)]
     if under:
         # An element that says what the model read wins over a smaller one that does not (a
         # field hidden under an open dropdown lies under the option's centre too).
-        return min(under, key=lambda eb: (jaccard(label, eb[0].label) == 0, eb[1].area))[0]
-    overlapping = [(iou(box, b) + jaccard(label, el.label), el) for el, b in elements
-                   if iou(box, b) >= 0.3 and jaccard(label, el.label) > 0]
+        return min(under, key=lambda p: (jaccard(label, p.element.label) == 0, p.box.area)).element
+    overlapping = [(iou(box, p.box) + jaccard(label, p.element.label), p.element) for p in elements
+                   if iou(box, p.box) >= 0.3 and jaccard(label, p.element.label) > 0]
     return max(overlapping, key=lambda se: se[0])[1] if overlapping else None
 
 
-def element_mark(number: int, el: Element, box: Box, confidence: float, source: str,
-                 observation_id: int) -> Mark:
-    return Mark(number=number, box=box, label=el.label, role=el.role,
-                states={k: v for k, v in el.states.items() if k in STATE_KEYS},
-                context=el.context, ref=el.ref, observation_id=observation_id, frame=el.frame,
-                confidence=confidence, source=source)  # type: ignore[arg-type]
-
-
-def bridge(candidates: list[tuple[Box, str, float]], elements: list[tuple[Element, Box]],
-           observation_id: int) -> tuple[list[Mark], int]:
-    """Marks for vision candidates (box in viewport px, label, confidence); and how many found no
-    live element. Interactive elements only; two candidates on one element make one mark."""
-    interactive = [(el, b) for el, b in elements if el.interactive]
+def bridge(candidates: list[Seen], elements: list[Placed], observation_id: int) -> tuple[list[Mark], int]:
+    """Marks for vision candidates; and how many found no live element. Interactive elements
+    only; two candidates on one element make one mark."""
+    interactive = [p for p in elements if p.element.interactive]
     marks: list[Mark] = []
-    seen: set[str] = set()
+    refs: set[str] = set()
     unmatched = 0
-    for box, label, conf in candidates:
-        el = match(box, label, interactive)
+    for seen in candidates:
+        el = match(seen.box, seen.label, interactive)
         if el is None:
             unmatched += 1
-            marks.append(Mark(number=len(marks) + 1, box=box, label=label, confidence=conf,
-                              source="vision"))
-        elif el.ref not in seen:
-            seen.add(el.ref)
-            vp_box = next(b for e, b in interactive if e.ref == el.ref)
-            marks.append(element_mark(len(marks) + 1, el, vp_box, conf, "vision", observation_id))
+            marks.append(Mark(number=len(marks) + 1, box=seen.box, label=seen.label,
+                              confidence=seen.confidence, source="vision"))
+        elif el.ref not in refs:
+            refs.add(el.ref)
+            placed = next(p for p in interactive if p.element.ref == el.ref)
+            marks.append(element_mark(len(marks) + 1, placed, seen.confidence, "vision", observation_id))
     return marks, unmatched
+
+
+class Enrichment(Mechanism):
+    """The DOM bridge in the pipeline; it also knows the whole document, so it can tell when
+    perception missed the target (`missed`)."""
+
+    name = "enrichment"
+
+    def bridge(self, step: Step, seen: list[Seen]) -> list[Mark]:
+        marks, step.rec.unmatched = bridge(seen, step.placed, step.obs.id if step.obs else 0)
+        return marks
+
+    def missed(self, step: Step) -> Unseen | None:
+        """An element that fits the subgoal clearly better than every candidate: (that element,
+        whether it is in view). In view, perception must see it (the DOM alone never becomes the
+        target); out of view, the agent scrolls to it."""
+        worker, choice = step.episode.worker, step.choice
+        if step.episode.backend is None or not isinstance(worker, PlanFollower) or step.obs is None:
+            return None
+        best = worker.match(step.subgoal, dom_marks(step.placed, step.obs.id),
+                            _excluded(step), step.episode.prefer_toggle)
+        chosen = choice.mark if choice is not None else None
+        if best.mark is None or (chosen is not None and choice is not None
+                                 and best.score <= choice.score + MISSED_MARGIN):
+            return None
+        size = step.page.viewport_size or {"width": 1280, "height": 720}
+        box = best.mark.box
+        return Unseen(best.mark, box.y + box.height > 0 and box.y < size["height"])
+
+
+def _excluded(step: Step) -> frozenset:
+    return frozenset().union(*(m.excluded() for m in step.episode.mechanisms))

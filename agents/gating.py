@@ -7,15 +7,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import BaseModel, Field
+
 from agents.fingerprint import Fingerprint
-from agents.observation import Box
-from agents.perception.base import Tier
+from agents.marks import Seen
+from agents.perception.base import PerceptionResult, Tier
+from agents.pipeline import Mechanism, Step
+
+
+class GatingConfig(BaseModel):
+    gating: bool = True
+    gating_tolerance: float = Field(0.05, ge=0, le=1)
 
 
 @dataclass
 class Epoch:
     fp: Fingerprint
-    candidates: list[tuple[Box, str, float]]
+    candidates: list[Seen]
     tier: Tier
 
 
@@ -25,7 +33,7 @@ class Gate:
         self.epoch: Epoch | None = None
         self._forced = False
 
-    def start(self, fp: Fingerprint, candidates: list[tuple[Box, str, float]], tier: Tier) -> None:
+    def start(self, fp: Fingerprint, candidates: list[Seen], tier: Tier) -> None:
         self.epoch = Epoch(fp, candidates, tier)
 
     def end(self) -> None:
@@ -55,3 +63,34 @@ class Gate:
         if tier != self.epoch.tier:
             return "tier"
         return ""
+
+
+class Gating(Mechanism):
+    """The gate as a pipeline mechanism: asked before each vision pass, fed after it."""
+
+    name = "gating"
+
+    def __init__(self, tolerance: float) -> None:
+        self.gate = Gate(tolerance)
+
+    def reuse(self, step: Step, tier: Tier) -> list[Seen] | None:
+        if step.episode.fresh_required:  # a no-op or a miss questioned the last perception
+            step.episode.fresh_required = False
+            self.gate.force_fresh()
+        reason = self.gate.check(step.fp_before, tier)
+        step.rec.cache, step.rec.miss_reason = ("hit" if reason == "" else "miss"), reason
+        if reason == "" and self.gate.epoch is not None:
+            return list(self.gate.epoch.candidates)
+        return None
+
+    def perceived(self, step: Step, result: PerceptionResult, seen: list[Seen]) -> list[Seen]:
+        if step.fp_before is not None and not result.error_type:
+            self.gate.start(step.fp_before, seen, step.tier)
+        return seen
+
+    async def validated(self, step: Step, before: Fingerprint | None, after: Fingerprint | None) -> None:
+        if before is not None and after is not None and before.url != after.url:
+            self.gate.end()  # navigation always ends the visual epoch
+
+    def page_replaced(self) -> None:
+        self.gate.end()

@@ -1,13 +1,36 @@
-"""The numbered listing a worker chooses from (Set-of-Mark): each mark is one enriched candidate
-with its box in viewport CSS pixels. Mark N in the picture and N in the listing are one object."""
+"""The values the stages pass between them once the page has been read: what vision saw (`Seen`),
+where the page's elements are (`Placed`), and the numbered listing a worker chooses from (`Mark`,
+Set-of-Mark: mark N in the picture and N in the listing are one object)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.observation import Box
+from agents.observation import Box, Element
+
+STATE_KEYS = ("checked", "expanded", "pressed", "selected", "disabled")
+# Two identities are one target when role and name agree and their boxes overlap by this much.
+SAME_TARGET_IOU = 0.5
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A vision candidate in viewport CSS pixels: a hypothesis, not yet a target."""
+
+    box: Box
+    label: str
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Placed:
+    """An element of the observation with its box in viewport coordinates (frames included)."""
+
+    element: Element
+    box: Box
 
 
 class Mark(BaseModel):
@@ -33,3 +56,61 @@ class Mark(BaseModel):
         extra = " (coordinates only)" if self.degraded else ""
         where = f" in \"{self.context[0]}\"" if self.context else ""
         return f"[{self.number}] {role} \"{self.label}\"{state}{where}{extra}"
+
+    @property
+    def identity(self) -> TargetIdentity:
+        """Who this target is across observations (refs are per observation): role, name, place."""
+        b = self.box
+        return TargetIdentity(self.role, self.label, b.x, b.y, b.width, b.height)
+
+
+def element_mark(number: int, placed: Placed, confidence: float, source: Literal["vision", "dom"],
+                 observation_id: int) -> Mark:
+    el = placed.element
+    return Mark(number=number, box=placed.box, label=el.label, role=el.role,
+                states={k: v for k, v in el.states.items() if k in STATE_KEYS},
+                context=el.context, ref=el.ref, observation_id=observation_id, frame=el.frame,
+                confidence=confidence, source=source)
+
+
+def dom_marks(placed: list[Placed], observation_id: int) -> list[Mark]:
+    """The interactive elements as a listing, as the DOM alone knows them (no vision)."""
+    return [element_mark(i, p, 1.0, "dom", observation_id)
+            for i, p in enumerate((p for p in placed if p.element.interactive), 1)]
+
+
+def iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x))
+    iy = max(0.0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
+    inter = ix * iy
+    union = a.area + b.area - inter
+    return inter / union if union > 0 else 0.0
+
+
+class TargetIdentity(NamedTuple):
+    """A target across observations: a vision box moves a little from one perception to the next
+    (the model's jitter), so two are the same when role and name agree and their boxes overlap by
+    half. Two buttons of the same name in different places stay two targets."""
+
+    role: str
+    label: str
+    x: float
+    y: float
+    width: float
+    height: float
+
+    def same_target(self, other: TargetIdentity) -> bool:
+        if (self.role, self.label) != (other.role, other.label):
+            return False
+        w = min(self.x + self.width, other.x + other.width) - max(self.x, other.x)
+        h = min(self.y + self.height, other.y + other.height) - max(self.y, other.y)
+        inter = max(0.0, w) * max(0.0, h)
+        union = self.width * self.height + other.width * other.height - inter
+        return union > 0 and inter / union >= SAME_TARGET_IOU
+
+
+def among(target: TargetIdentity, targets: frozenset[TargetIdentity] | set[TargetIdentity]) -> bool:
+    return any(target.same_target(t) for t in targets)
+
+# What a target reached by coordinates alone (no element names it) is believed at, at most.
+DEGRADED_CONFIDENCE = 0.5

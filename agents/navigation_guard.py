@@ -18,6 +18,10 @@ from urllib.parse import urljoin, urlsplit
 
 from playwright.async_api import BrowserContext, Page, Request, Route
 from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
+
+from agents.fingerprint import Fingerprint
+from agents.pipeline import Episode, Mechanism, Step
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 MAX_HOPS = 10
@@ -154,3 +158,44 @@ class NavigationGuard:
         if not self._states or self._states[-1] != state:
             self._states.append(state)
         return seen_before
+
+
+class NavigationGuardConfig(BaseModel):
+    navigation_guard: bool = True
+
+
+class NavigationGuarding(Mechanism):
+    """The guard in the pipeline: installed on the episode's context, asked before every direct
+    navigation, and after every action for what it blocked, revisits and challenge landings."""
+
+    name = "navigation_guard"
+
+    def __init__(self) -> None:
+        self.guard: NavigationGuard | None = None
+        self.episode: Episode | None = None
+
+    async def start(self, episode: Episode) -> None:
+        self.episode = episode
+        self.guard = NavigationGuard(list(episode.brief.allowed_origins))
+        await self.guard.install(episode.page.context)
+
+    def allows(self, url: str) -> bool:
+        assert self.guard is not None
+        return self.guard.check_url(url)
+
+    async def validated(self, step: Step, before: Fingerprint | None, after: Fingerprint | None) -> None:
+        assert self.guard is not None
+        rec, page = step.rec, step.page
+        blocked = self.guard.drain_blocked()
+        rec.blocked_navigation += len(blocked)
+        if blocked and not rec.error_type:
+            rec.error_type, rec.error = "blocked_navigation", blocked[0][:300]
+        if after is not None:
+            rec.revisit = self.guard.revisit(after.url, after.dom)
+        if before is not None and after is not None and before.url != after.url \
+                and await self.guard.is_challenge(page):
+            rec.challenge = True
+            rec.error_type, rec.error = "challenge", f"{page.url} is a challenge page; going back"
+            await step.episode.quiesce()  # background work was looking at the challenge page
+            await page.go_back()
+            await step.episode.settle()

@@ -10,9 +10,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
 
+from agents.actions import MUTATING, AnyAction
 from agents.fingerprint import Fingerprint
 from agents.perception.base import PerceptionResult, Tier
+from agents.pipeline import Mechanism, Step
+
+
+class PrefetchConfig(BaseModel):
+    prefetch: bool = True
+    prefetch_window_ms: int = 150
+    prefetch_critical_window_ms: int = 2000
 
 
 @dataclass
@@ -76,3 +85,61 @@ class Prefetcher:
                 await task
             except (asyncio.CancelledError, PlaywrightError):
                 pass
+
+
+class Prefetch(Mechanism):
+    """Starts the next vision pass after each mutating action, hands it over when it fits."""
+
+    name = "prefetch"
+
+    def __init__(self, window_ms: int, critical_window_ms: int, screenshot_timeout_ms: int) -> None:
+        self.prefetcher = Prefetcher(window_ms, critical_window_ms)
+        self.screenshot_timeout_ms = screenshot_timeout_ms
+
+    async def prefetched(self, step: Step, tier: Tier) -> PerceptionResult | None:
+        rec = step.rec
+        got = await self.prefetcher.take(step.fp_before, tier, step.episode.vision_text(step.subgoal),
+                                         step.subgoal.critical)
+        rec.vision_wait_ms = got.waited_ms
+        rec.vision_lagging, rec.prefetch_discarded = got.lagging, got.discarded
+        if got.result is None:
+            return None
+        result = got.result.result
+        rec.prefetch_used = rec.vision_call = True
+        rec.vision_calls += 1
+        rec.tier, rec.candidates = got.result.tier, len(result.candidates)
+        rec.tokens_in += result.tokens_in
+        rec.tokens_out += result.tokens_out
+        rec.perceive_ms += got.result.spent_ms
+        return result
+
+    def acted(self, step: Step, action: AnyAction, settled: asyncio.Future[Fingerprint | None]) -> None:
+        """The next vision pass, in the background: it starts once the action's validation has
+        settled the page and taken its fingerprint (`settled`), so the two share one settle and one
+        fingerprint walk instead of racing each other for the page's main thread."""
+        episode, page = step.episode, step.page
+        backend = episode.backend
+        if action.kind not in MUTATING or backend is None or page.is_closed():
+            return
+        plan = episode.brief.plan
+        # the subgoal the pass will most likely serve: the one after this step's
+        index = next((i for i, s in enumerate(plan) if s is step.subgoal), len(plan) - 1)
+        subgoal_text = episode.vision_text(plan[min(index + 1, len(plan) - 1)])
+        timeout_ms = self.screenshot_timeout_ms
+
+        async def ahead() -> Prefetched:
+            fp = await asyncio.shield(settled)
+            t0 = time.perf_counter()
+            tier = episode.tier(page.url)
+            if fp is None:  # navigating: nothing to look at yet; handed over as out of date
+                return Prefetched(None, PerceptionResult(candidates=[]), tier, 0.0, subgoal_text)
+            # bounded: a screenshot taken while the page navigates can wait for a frame a long time
+            png = await page.screenshot(timeout=timeout_ms) if backend.reads_pixels else b""
+            result = await backend.perceive(png, subgoal_text, [], tier)
+            return Prefetched(fp, result, tier, round((time.perf_counter() - t0) * 1000, 2),
+                              subgoal_text)
+
+        self.prefetcher.start(ahead)
+
+    async def quiesce(self) -> None:
+        await self.prefetcher.cancel()

@@ -9,17 +9,20 @@ document only and has no coordinate fallback."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
+from pydantic import BaseModel
 
-from agents.frames import OFFSET_JS, frame_offset
+from agents.frames import OFFSET_JS, FramePlace, Geometry, Route, frame_offset
+from agents.marks import Mark, iou
 from agents.observation import Box, Element, Observation, StaleRefError, live_locator
+from agents.pipeline import Mechanism, Step
 
-Route = Literal["top", "same_origin_frame", "cross_origin_frame", "point", "degraded_point"]
-DEGRADED_CONFIDENCE = 0.5
+
+class SnappingConfig(BaseModel):
+    snapping: bool = True
 
 # The interactive owner at (x, y) of this document: descends open shadow roots; for an iframe,
 # reports it so the caller can continue inside (same-origin: here; cross-origin: via its Frame).
@@ -129,9 +132,9 @@ async def _child_frame_at(frame: Frame, hit: dict) -> Frame | None:
     return None
 
 
-async def frame_geometry(page: Page, obs: Observation) -> dict[str, tuple[float, float, Route]]:
+async def frame_geometry(page: Page, obs: Observation) -> Geometry:
     """Exact viewport offset and route of every frame prefix in an observation ("" = top)."""
-    geometry: dict[str, tuple[float, float, Route]] = {"": (0.0, 0.0, "top")}
+    frames: dict[str, FramePlace] = {"": FramePlace(0.0, 0.0, "top")}
     top_origin = _origin(page.url)
     iframes = [e for e in obs.elements.values() if e.role == "iframe"]
     for iframe in iframes:
@@ -152,8 +155,8 @@ async def frame_geometry(page: Page, obs: Observation) -> dict[str, tuple[float,
             continue
         ox, oy = own[0] + up[0], own[1] + up[1]
         route: Route = "same_origin_frame" if _origin(frame.url) == top_origin else "cross_origin_frame"
-        geometry[child_prefix] = (ox, oy, route)
-    return geometry
+        frames[child_prefix] = FramePlace(ox, oy, route)
+    return Geometry(frames)
 
 
 def _child_prefix(obs: Observation, iframe: Element) -> str | None:
@@ -163,13 +166,49 @@ def _child_prefix(obs: Observation, iframe: Element) -> str | None:
     return None
 
 
-def exact_box(el: Element, raw_box: Box | None, geometry: dict[str, tuple[float, float, Route]]) -> Box | None:
-    """An element's box in viewport coordinates from its frame-relative box."""
-    if raw_box is None or el.frame not in geometry:
-        return None
-    ox, oy, _ = geometry[el.frame]
-    return Box(x=raw_box.x + ox, y=raw_box.y + oy, width=raw_box.width, height=raw_box.height)
+def _same_place(owner: Box, mark: Box) -> bool:
+    """The owner found under a mark's centre is the mark's element (or inside it, or holds it)."""
+    return iou(owner, mark) > 0.3 or _inside(owner, mark) or _inside(mark, owner)
 
 
-def route_of(el: Element, geometry: dict[str, tuple[float, float, Route]]) -> Route:
-    return geometry.get(el.frame, (0.0, 0.0, "top"))[2]
+def _inside(inner: Box, outer: Box) -> bool:
+    return (inner.x >= outer.x - 2 and inner.y >= outer.y - 2 and inner.x + inner.width <= outer.x +
+            outer.width + 2 and inner.y + inner.height <= outer.y + outer.height + 2)
+
+
+class Snapping(Mechanism):
+    """Places frame content exactly, names the owner at a point (marks without an element, the
+    worker's coordinates), checks that a target is not covered, and finds a DOM target that
+    something covers or clips in view."""
+
+    name = "snapping"
+    resolves_points = True
+
+    def __init__(self) -> None:
+        self._uncovered: set[str] = set()  # tried once per element and subgoal
+
+    async def geometry(self, step: Step) -> Geometry | None:
+        return await frame_geometry(step.page, step.obs) if step.obs is not None else None
+
+    async def owner_at(self, page: Page, x: float, y: float) -> Owner | None:
+        return await owner_at(page, x, y)
+
+    async def actionable(self, step: Step, mark: Mark) -> bool:
+        """Visible and not covered: the owner at its centre is the element itself."""
+        owner = await owner_at(step.page, *mark.box.center)
+        return owner is not None and _same_place(owner.box, mark.box)
+
+    async def hidden(self, step: Step, mark: Mark) -> bool:
+        """Covered, or clipped by a scrolling box (a dialog's own text): scrolling it into view is
+        how it comes out. Tried once per element and subgoal, so one that scrolling cannot uncover
+        (under a sticky header) goes on to the usual search."""
+        key = f"{mark.role}|{mark.label}"
+        if key in self._uncovered:
+            return False
+        self._uncovered.add(key)
+        owner = await owner_at(step.page, *mark.box.center)
+        # a degraded owner is whatever non-interactive thing is there (a dialog's backdrop)
+        return owner is None or owner.degraded or not _same_place(owner.box, mark.box)
+
+    def subgoal_done(self) -> None:
+        self._uncovered.clear()

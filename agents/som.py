@@ -4,10 +4,14 @@ mark N in the picture and [N] in the listing are the same element by constructio
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING, Literal
 
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.marks import Mark
+
+if TYPE_CHECKING:
+    from agents.pipeline import Step
 
 PALETTE = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080", "#9a6324", "#800000")
 
@@ -46,3 +50,32 @@ def draw(png: bytes, marks: list[Mark], viewport: tuple[float, float], highlight
 
 def listing(marks: list[Mark]) -> str:
     return "\n".join(m.listing_line() for m in marks)
+
+
+class Recorder:
+    """Keeps the Set-of-Mark image of each step (`all`), of the last step only (`last`: drawn
+    once, at the end, not on every step), or none."""
+
+    def __init__(self, mode: Literal["none", "last", "all"]) -> None:
+        self.mode = mode
+        self._images: dict[int, bytes] = {}
+        self._last: tuple[int, bytes, list[Mark], tuple[float, float], int | None] | None = None
+
+    async def keep(self, step: Step, chosen: Mark | None) -> None:
+        if self.mode == "none":
+            return
+        page = step.page
+        size = page.viewport_size or {"width": 1280, "height": 720}
+        png = step.png or await page.screenshot()
+        viewport = (float(size["width"]), float(size["height"]))
+        highlight = chosen.number if chosen else None
+        if self.mode == "last":
+            self._last = (step.number, png, step.marks, viewport, highlight)
+        else:
+            self._images[step.number] = draw(png, step.marks, viewport, highlight)
+
+    def images(self) -> dict[int, bytes]:
+        if self.mode == "last" and self._last is not None:
+            number, *args = self._last
+            return {number: draw(*args)}
+        return self._images

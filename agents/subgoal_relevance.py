@@ -3,8 +3,16 @@ by how well they fit it, so the worker is not handed every visible affordance as
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from agents.marks import Mark
+from agents.pipeline import Mechanism, Step
 from agents.text_match import coverage
+from tasks.schema import Subgoal
+
+
+class SubgoalRelevanceConfig(BaseModel):
+    subgoal_relevance: bool = True
 
 
 def relevance(mark: Mark, subgoal_text: str) -> float:
@@ -16,3 +24,13 @@ def rank(marks: list[Mark], subgoal_text: str) -> list[Mark]:
     scored = [m.model_copy(update={"relevance": relevance(m, subgoal_text)}) for m in marks]
     scored.sort(key=lambda m: -m.relevance)
     return [m.model_copy(update={"number": i}) for i, m in enumerate(scored, start=1)]
+
+
+class SubgoalRelevance(Mechanism):
+    name = "subgoal_relevance"
+
+    def vision_text(self, subgoal: Subgoal) -> str:
+        return subgoal.target or ""
+
+    def rank(self, step: Step, marks: list[Mark]) -> list[Mark]:
+        return rank(marks, step.episode.vision_text(step.subgoal))

@@ -6,7 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from agents.perception.base import Tier
+from pydantic import BaseModel
+
+from agents.marks import Seen
+from agents.perception.base import PerceptionResult, Tier
+from agents.pipeline import Mechanism, Step
+
+
+class TiersConfig(BaseModel):
+    tiers: bool = True
+    tiers_complex_candidates: int = 40
+    tiers_complex_controls: int = 60
 
 
 def _page_key(url: str) -> str:
@@ -32,3 +42,21 @@ class TierPolicy:
             self.complex_pages.add(key)
             return True
         return False
+
+
+class Tiers(Mechanism):
+    name = "tiers"
+
+    def __init__(self, complex_candidates: int, complex_controls: int) -> None:
+        self.policy = TierPolicy(complex_candidates, complex_controls)
+
+    def tier(self, url: str) -> Tier:
+        return self.policy.tier_for(url)
+
+    def perceived(self, step: Step, result: PerceptionResult, seen: list[Seen]) -> list[Seen]:
+        # The backend's cap for the tier, when it has one: a full page of candidates is truncated.
+        caps = getattr(getattr(step.episode.backend, "config", None), "cap", None)
+        cap = caps.get(step.tier, 10**6) if isinstance(caps, dict) else 10**6
+        step.rec.tier_escalated = self.policy.observe(step.page.url, len(result.candidates),
+                                                      len(seen), len(result.candidates) >= cap)
+        return seen

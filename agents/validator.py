@@ -6,10 +6,11 @@ by elements that change on their own (a ticking clock: agents/ambient.py) is not
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from agents import ambient
 from agents.actions import AnyAction, Click, Finish, Read, SetValue, Type, Wait
 from agents.fingerprint import Fingerprint
 
@@ -49,11 +50,11 @@ def _same_number(a: str, b: str) -> bool:
 
 async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerprint | None,
                  after: Fingerprint | None, pixels_before: bytes | None,
-                 watch: ambient.Watch | None = None) -> tuple[bool, str]:
+                 veto: Callable[[str], Awaitable[bool]] | None = None) -> tuple[bool, str]:
     """(effective, evidence): evidence names what changed — value, the fingerprint parts, values,
-    pixels — or why nothing counts. With the ambient filter (`watch`, holding the action's
-    window), text evidence made only by elements that change by themselves is `ambient`
-    (agents/ambient.py), and only the pixels at the point can still show an effect."""
+    pixels — or why nothing counts. `veto` may refuse evidence that is not the action's (the
+    ambient filter: text changed only by elements that change by themselves): it is then
+    `ambient`, and only the pixels at the point can still show an effect."""
     if error_type in FAILED:
         # A click that timed out waiting for the navigation it started (a slow page load) still
         # landed: the URL moved. Anything short of that is a failed action.
@@ -83,7 +84,7 @@ async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerp
         evidence = "changes"  # a long page changed where its text part does not look
     else:
         evidence = ""
-    vetoed = watch is not None and before.values == after.values and await watch.vetoes(page, evidence)
+    vetoed = veto is not None and before.values == after.values and await veto(evidence)
     if evidence and not vetoed:
         return True, evidence
     if pixels_before is not None and getattr(action, "point", None) is not None:

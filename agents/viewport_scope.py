@@ -16,7 +16,10 @@ Switched off (`viewport_scope=false`), every step reads the whole document."""
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from agents.fingerprint import Fingerprint
+from agents.pipeline import Mechanism, Step
 from agents.text_match import words
 from agents.worker.scripted import STOP_WORDS, UNTARGETED
 from tasks.schema import Subgoal
@@ -65,3 +68,14 @@ def choose(subgoal: Subgoal, fp: Fingerprint | None) -> tuple[tuple[str, ...] | 
     if subgoal.action not in UNTARGETED and named_like(subgoal, fp.offscreen):
         return None, "target_may_be_offscreen"
     return fp.scopes, "in_view"
+
+
+class ViewportScopeConfig(BaseModel):
+    viewport_scope: bool = True
+
+
+class ViewportScope(Mechanism):
+    name = "viewport_scope"
+
+    def scopes(self, step: Step) -> tuple[tuple[str, ...] | None, str]:
+        return choose(step.subgoal, step.fp_before)

@@ -12,7 +12,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.agent import AgentConfig
+from agents.factory import AgentConfig
 from agents.perception.registry import PerceptionConfig
 from agents.worker.registry import WorkerConfig
 from harness.browser import BrowserSettings

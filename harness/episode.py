@@ -127,7 +127,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
                 await run_naive(page, task.plan)
             return True, "", time.monotonic()
         backend = build_backend(cfg.perception, seed, page)
-        worker = build_worker(cfg.worker, prefer_toggle=cfg.agent.compound_split and cfg.agent.enrichment)
+        worker = build_worker(cfg.worker)
         agent = GroundingAgent(cfg.agent, worker, backend, screenshots=shot_mode)
         hooks = {"prepare": miniwob.prepare, "episode_over": miniwob.done} if miniwob else {}
         try:

@@ -62,7 +62,8 @@ async def act(page: Page, watch: Watch | None, selector: str) -> tuple[bool, str
     after = await fingerprint.take(page)
     if watch is not None:
         await watch.verdict(page)
-    return await validator.effect(page, Click(ref="e1", observation_id=0), "", before, after, None, watch)
+    veto = (lambda evidence: watch.vetoes(page, evidence)) if watch is not None else None
+    return await validator.effect(page, Click(ref="e1", observation_id=0), "", before, after, None, veto)
 
 
 async def scenario(on: bool) -> list[tuple[bool, str, float]]:
@@ -138,7 +139,7 @@ async def late_scenario() -> list[tuple[bool, str]]:
             after = await fingerprint.take(page)
             await watch.verdict(page)
             out.append(await validator.effect(page, Click(ref="e1", observation_id=0), "", before,
-                                              after, None, watch))
+                                              after, None, lambda e: watch.vetoes(page, e)))
         await browser.close()
     return out
 

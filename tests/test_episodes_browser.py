@@ -98,8 +98,8 @@ class _StaleWorker(ScriptedWorker):
         super().__init__()
         self.first = None
 
-    def decide(self, subgoal, marks, excluded=frozenset()):
-        self.first = self.first or super().decide(subgoal, marks, excluded)
+    async def decide(self, request):
+        self.first = self.first or await super().decide(request)
         return self.first
 
 

@@ -23,6 +23,7 @@ from agents import enrichment, fingerprint, validator, viewport_scope
 from agents.actions import Click
 from agents.fingerprint import Fingerprint
 from agents.gating import Gate
+from agents.marks import Placed, Seen
 from agents.observation import RefBook
 from harness.browser import BrowserSettings, launch, new_episode_context
 from sites.server import FixtureServer
@@ -354,13 +355,13 @@ def test_layout_shift_under_cached_boxes_is_a_miss(chromium: _Chromium) -> None:
         before = await take(page)
         obs = await refs.observe(page)
         remove = next(e for e in obs.interactive() if e.name == "Remove lamp")
-        cached = [(remove.box, "Remove lamp", 0.9)]
+        cached = [Seen(remove.box, "Remove lamp", 0.9)]
         gate = Gate(TOLERANCE)
         gate.start(before, cached, "small")
         await page.evaluate("document.getElementById('banner').style.height = '40px'")
         after = await take(page)
         fresh = await refs.observe(page)
-        placed = [(e, e.box) for e in fresh.interactive() if e.box is not None]
+        placed = [Placed(e, e.box) for e in fresh.interactive() if e.box is not None]
         hit = enrichment.match(remove.box, "Remove lamp", placed)
         assert hit is not None and hit.name == "Buy lamp"  # the cached box is on another control now
         assert gate.check(after, "small") != ""  # ... so the epoch must not have authority any more

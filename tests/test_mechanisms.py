@@ -11,12 +11,15 @@ import pytest
 from conftest import run_experiment
 from playwright.async_api import async_playwright
 
-from agents.agent import AgentConfig, GroundingAgent
-from agents.dead_action_guard import DeadActionGuard, TargetIdentity
-from agents.marks import Mark
+from agents.agent import AgentConfig
+from agents.dead_action_guard import DeadActionGuard
+from agents.marks import Mark, TargetIdentity
 from agents.observation import Box
+from agents.perceive import vision_call
 from agents.perception.synthetic import SyntheticBackend, SyntheticConfig
 from agents.perception.visible_geometry import read_regions
+from agents.pipeline import Episode, Step
+from agents.settle import Settler
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch
 from tasks.schema import Subgoal
@@ -173,8 +176,8 @@ def test_dead_action_guard_knows_a_target_through_box_jitter() -> None:
     subgoal = Subgoal(action="click", target="Write a review button next to the Reviews heading",
                       label="Write a review")
     dead = frozenset(guard.dead)
-    assert worker.decide(subgoal, [jittered], dead).mark is None
-    assert worker.decide(subgoal, [jittered, elsewhere], dead).mark == elsewhere
+    assert worker.match(subgoal, [jittered], dead).mark is None
+    assert worker.match(subgoal, [jittered, elsewhere], dead).mark == elsewhere
 
 
 def test_going_back_from_a_challenge_page_drops_the_prefetched_pass(tmp_path: Path) -> None:
@@ -218,11 +221,11 @@ def test_settle_waits_for_the_dom_to_go_quiet() -> None:
             try:
                 page = await browser.new_page()
                 await page.set_content("<ul id=list></ul>")
-                agent = GroundingAgent(AgentConfig(settle_ms=3000, settle_quiet_ms=80), ScriptedWorker(), None)
+                settler = Settler(AgentConfig(settle_ms=3000, settle_quiet_ms=80))
                 await page.evaluate("""() => { let n = 0; const t = setInterval(() => {
                     document.getElementById('list').append(document.createElement('li'));
                     if (++n === 12) clearInterval(t); }, 10); }""")
-                await agent._settle(page)
+                await settler.settle(page)
                 assert await page.evaluate("document.querySelectorAll('li').length") == 12
             finally:
                 await browser.close()
@@ -234,10 +237,10 @@ def test_settle_waits_out_an_animation() -> None:
     # A screenshot taken mid-slide puts every box where it no longer is (MiniWoB's
     # click-collapsible-2 lost 6 of 10 episodes to point clicks on a still-sliding accordion).
     async def settled(page, config: AgentConfig, start: str) -> tuple[float, float, float]:
-        agent = GroundingAgent(config, ScriptedWorker(), None)
+        settler = Settler(config)
         await page.evaluate(start)
         t0 = asyncio.get_running_loop().time()
-        await agent._settle(page)
+        await settler.settle(page)
         waited = asyncio.get_running_loop().time() - t0
         tops = await page.evaluate("() => ['js', 'css'].map((id) => document.getElementById(id)"
                                    ".getBoundingClientRect().top)")
@@ -285,10 +288,12 @@ def test_a_backend_that_reads_no_pixels_gets_no_screenshot() -> None:
                 for capture in (False, True):
                     backend = SyntheticBackend(SyntheticConfig(capture=capture, miss_small_p=0), 0, page)
                     assert backend.reads_pixels is capture
-                    agent = GroundingAgent(AgentConfig(), ScriptedWorker(), backend)
                     rec = StepRecord(step=0, subgoal_index=0, subgoal_action="click")
+                    episode = Episode(page=page, brief=None, worker=ScriptedWorker(),  # type: ignore[arg-type]
+                                      backend=backend, mechanisms=[], settle=None)  # type: ignore[arg-type]
+                    step = Step(episode, Subgoal(action="click", target="Save"), 0, 0, rec)
                     shots.clear()
-                    result = await agent._perceive(page, "Save button", [], "small", rec)
+                    result = await vision_call(step, "Save button", [], "small")
                     assert len(shots) == int(capture) and rec.vision_calls == 1
                     assert {"Save", "Cancel"} <= {c.label for c in result.candidates}
             finally:

@@ -305,7 +305,7 @@ def test_worker_valid_mark(stub: StubOpenAI) -> None:
     stub.queue(StubReply.json({"action": "click", "mark": 2, "reason": "the Go button"},
                               tokens_in=500, tokens_out=20))
     som = png()
-    reply, cost = run(worker(stub).decide("find cheap tents", SUBGOAL, MARKS, som,
+    reply, cost = run(worker(stub).ask("find cheap tents", SUBGOAL, MARKS, som,
                                           ["typed 'tent' into [1]"]))
     assert reply is not None and reply.action == "click" and reply.mark == 2
     assert cost.invalid_replies == 0 and cost.error_type == ""
@@ -323,7 +323,7 @@ def test_worker_type_action_with_fenced_reply(stub: StubOpenAI) -> None:
     stub.queue(StubReply.text('```json\n{"action": "type", "mark": 1, "text": "tent", "clear": true, '
                               '"then": "enter", "point": null}\n```'))
     sub = Subgoal(action="type", target="search box", text="tent", then="enter")
-    reply, cost = run(worker(stub).decide("find tents", sub, MARKS, png(), []))
+    reply, cost = run(worker(stub).ask("find tents", sub, MARKS, png(), []))
     assert reply is not None and cost.invalid_replies == 0
     assert (reply.action, reply.mark, reply.text, reply.then) == ("type", 1, "tent", "enter")
     assert 'text "tent"' in "\n".join(stub.requests[0].texts())
@@ -332,7 +332,7 @@ def test_worker_type_action_with_fenced_reply(stub: StubOpenAI) -> None:
 def test_worker_stale_mark_is_reasked(stub: StubOpenAI) -> None:
     stub.queue(StubReply.json({"action": "click", "mark": 14}, tokens_in=100, tokens_out=10),
                StubReply.json({"action": "click", "mark": 5}, tokens_in=130, tokens_out=12))
-    reply, cost = run(worker(stub).decide("sign in", None, MARKS, png(), []))
+    reply, cost = run(worker(stub).ask("sign in", None, MARKS, png(), []))
     assert reply is not None and reply.mark == 5
     assert cost.invalid_replies == 1 and cost.error_type == ""
     assert (cost.tokens_in, cost.tokens_out) == (230, 22)  # summed over both calls
@@ -349,7 +349,7 @@ def test_worker_always_invalid_gives_up(stub: StubOpenAI) -> None:
                StubReply.json({"action": "execute_js", "mark": 2}),
                StubReply.json({"action": "click"}),
                StubReply.json({"action": "click", "mark": 2}))  # never reached
-    reply, cost = run(worker(stub, max_invalid_replies=3).decide("go", SUBGOAL, MARKS, png(), []))
+    reply, cost = run(worker(stub, max_invalid_replies=3).ask("go", SUBGOAL, MARKS, png(), []))
     assert reply is None
     assert cost.error_type == "invalid_reply" and cost.invalid_replies == 3
     assert len(stub.requests) == 3 and stub.pending == 1
@@ -364,7 +364,7 @@ def test_worker_rejects_extra_keys_and_bad_points(stub: StubOpenAI) -> None:
     stub.queue(StubReply.json({"action": "click", "mark": 2, "selector": "#go"}),
                StubReply.json({"action": "click", "point": [640, 360]}),
                StubReply.json({"action": "click", "point": [0.5, 0.5]}))
-    reply, cost = run(worker(stub).decide("go", SUBGOAL, MARKS, png(), []))
+    reply, cost = run(worker(stub).ask("go", SUBGOAL, MARKS, png(), []))
     assert reply is not None and reply.point == (0.5, 0.5) and reply.mark is None
     assert cost.invalid_replies == 2
 
@@ -373,8 +373,8 @@ def test_worker_untargeted_actions_need_no_mark(stub: StubOpenAI) -> None:
     stub.queue(StubReply.json({"action": "scroll", "direction": "down", "reason": "more below"}),
                StubReply.json({"action": "finish", "answer": "done"}))
     w = worker(stub)
-    r1, _ = run(w.decide("look", None, [], png(), []))
-    r2, _ = run(w.decide("look", None, [], png(), []))
+    r1, _ = run(w.ask("look", None, [], png(), []))
+    r2, _ = run(w.ask("look", None, [], png(), []))
     assert r1 is not None and r1.action == "scroll"
     assert r2 is not None and r2.answer == "done"
     assert "(none" in "\n".join(stub.requests[0].texts())
@@ -382,7 +382,7 @@ def test_worker_untargeted_actions_need_no_mark(stub: StubOpenAI) -> None:
 
 def test_worker_call_error_is_recorded(stub: StubOpenAI) -> None:
     stub.queue(*[StubReply.error(502)] * 3)
-    reply, cost = run(worker(stub).decide("go", SUBGOAL, MARKS, png(), []))
+    reply, cost = run(worker(stub).ask("go", SUBGOAL, MARKS, png(), []))
     assert reply is None and cost.error_type == "http_error" and cost.invalid_replies == 0
     assert len(stub.requests) == 3
 

@@ -1,5 +1,5 @@
 """Set-of-Mark alignment in a real browser: the marks the agent builds with perception=none
-(observe → frame_geometry → exact boxes → element_mark, then ranking) sit exactly on their
+(observe → frame_geometry → placed boxes → DOM marks, then ranking) sit exactly on their
 elements, in the top document and inside frames (same-origin offset/bordered/scrolled, nested two
 deep, and cross-origin); the drawn image carries each mark's colour on the element's outline at
 device scale factor 1 and 2; and mark N in the image and line N of the listing are one element.
@@ -20,11 +20,9 @@ import pytest
 from PIL import Image
 from playwright.async_api import Frame, async_playwright
 
-from agents import enrichment, snapping, som, subgoal_relevance
-from agents.agent import AgentConfig, GroundingAgent
-from agents.marks import Mark
+from agents import snapping, som, subgoal_relevance
+from agents.marks import Mark, Placed, dom_marks
 from agents.observation import RefBook
-from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch, new_episode_context
 from sites.server import FixtureServer
 
@@ -112,12 +110,11 @@ async def _capture(page, case: str, path: str, seed: int, scroll: int, subgoal: 
         await page.evaluate(f"window.scrollTo(0, {scroll})")
         await page.wait_for_timeout(50)
     # The agent's own path with perception none and snapping on.
-    agent = GroundingAgent(AgentConfig(), ScriptedWorker(), backend=None)
     obs = await RefBook().observe(page)
     geometry = await snapping.frame_geometry(page, obs)
-    placed = agent._placed(obs, geometry)
-    marks = [enrichment.element_mark(i, el, box, 1.0, "dom", obs.id)
-             for i, (el, box) in enumerate(((e, b) for e, b in placed if e.interactive), 1)]
+    placed = [Placed(el, box) for el in obs.elements.values()
+              if el.box is not None and el.box.area > 0 and (box := geometry.place(el)) is not None]
+    marks = dom_marks(placed, obs.id)
     document_order = [m.label for m in marks]
     marks = subgoal_relevance.rank(marks, subgoal)
     by_ref = {}
@@ -132,7 +129,7 @@ async def _capture(page, case: str, path: str, seed: int, scroll: int, subgoal: 
     raw = Image.open(io.BytesIO(png)).convert("RGB")
     return Capture(case, scale, marks, som.listing(marks), raw,
                    Image.open(io.BytesIO(drawn)).convert("RGB"), by_ref, truth,
-                   {geometry.get(m.frame, (0, 0, "?"))[2] for m in marks},
+                   {geometry.frames[m.frame].route for m in marks},
                    await page.evaluate("scrollY"), document_order)
 
 

@@ -1,13 +1,17 @@
-"""Choose stage contract: a worker answers one action from the closed vocabulary, naming a mark
-number from the current listing (never a selector; coordinates only in the degraded fallback)."""
+"""Choose stage contract, the public worker interface: given the goal, the active subgoal and the
+current numbered listing (and, for a worker that looks, the Set-of-Mark image), a worker answers
+one action from the closed vocabulary, naming a mark of that listing (never a selector;
+coordinates only in the degraded fallback), and says what the decision cost."""
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tasks.schema import ActionName
+from agents.marks import Mark, TargetIdentity
+from tasks.schema import ActionName, Subgoal
 
 
 class WorkerReply(BaseModel):
@@ -35,3 +39,52 @@ class WorkerCost(BaseModel):
     invalid_replies: int = 0
     error_type: str = ""
     error: str = ""
+
+
+@dataclass(frozen=True)
+class ChoiceRequest:
+    """What a worker decides from. `marks` are valid for this request only; `image` is the
+    Set-of-Mark screenshot, drawn only for a worker whose `sees_image` is True. `excluded` are
+    targets found dead (agents/dead_action_guard.py); `prefer_toggle`: for an expand goal, a part
+    with toggle semantics beats its row (agents/compound_split.py)."""
+
+    goal: str
+    subgoal: Subgoal | None
+    marks: list[Mark]
+    history: list[str] = field(default_factory=list)
+    excluded: frozenset[TargetIdentity] = frozenset()
+    prefer_toggle: bool = False
+    image: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A worker's answer: the reply (None: nothing fits, or the worker failed: see `cost`), the
+    mark it names, how well it fits (plan followers), and whether the subgoal's state already
+    holds so that acting would undo it."""
+
+    reply: WorkerReply | None
+    mark: Mark | None = None
+    score: float = 0.0
+    satisfied: bool = False
+    cost: WorkerCost = field(default_factory=WorkerCost)
+
+
+class Worker(Protocol):
+    """Every worker: built-in (`scripted`, `openai`) or a user's."""
+
+    name: str
+    sees_image: bool
+
+    async def decide(self, request: ChoiceRequest) -> Choice: ...
+
+
+@runtime_checkable
+class PlanFollower(Protocol):
+    """A worker that picks by the plan's target descriptions. With one, the agent can also look
+    for what perception missed (a better fit in the DOM), open a section that hides the target
+    and explore down a page; a model worker decides those things itself."""
+
+    def match(self, subgoal: Subgoal, marks: list[Mark],
+              excluded: frozenset[TargetIdentity] = frozenset(), prefer_toggle: bool = False
+              ) -> Choice: ...

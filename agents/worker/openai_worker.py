@@ -1,9 +1,10 @@
 """Choose stage, `openai` worker: a language model sees the Set-of-Mark screenshot and the numbered
-listing and answers ONE action from the closed vocabulary as JSON, naming a mark by number.
+listing and answers ONE action from the closed vocabulary as JSON, naming a mark by number
+(`decide`, the worker interface; `ask` is the same call with its parts spelled out).
 
 A reply that is not JSON, not a valid `WorkerReply`, or that names a mark outside the current
 listing is counted (`WorkerCost.invalid_replies`) and re-asked with the validation error appended,
-until `max_invalid_replies` invalid replies have been seen: then `decide` returns
+until `max_invalid_replies` invalid replies have been seen: then `ask` returns
 `(None, cost)` with `error_type == "invalid_reply"`. A failed call returns `(None, cost)` with the
 client's error kind (http_error, timeout, connection, bad_response). Tokens and latency are summed
 over every call of one decision. Marks are valid for the listing they came with only: the worker
@@ -27,7 +28,7 @@ from agents.openai_client import (
     image_part,
     text_part,
 )
-from agents.worker.base import WorkerCost, WorkerReply
+from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import TARGETED_ACTIONS, Subgoal
 
 _MAX_ERROR = 300
@@ -192,14 +193,24 @@ class OpenAIWorker:
     """Chooses one action per step with an OpenAI-compatible chat model (see module docstring)."""
 
     name = "openai"
+    sees_image = True
 
     def __init__(self, config: OpenAIWorkerConfig | None = None,
                  client: OpenAIClient | None = None) -> None:
         self.config = config or OpenAIWorkerConfig()
         self.client = client or OpenAIClient(self.config.client)
 
-    async def decide(self, goal: str, subgoal: Subgoal | None, marks: list[Mark], som_png: bytes,
-                     history: list[str]) -> tuple[WorkerReply | None, WorkerCost]:
+    async def decide(self, request: ChoiceRequest) -> Choice:
+        """One action for this listing; `Choice.reply` is None when the model failed (the cost
+        says why). The mark a reply names is looked up in this request's listing only."""
+        reply, cost = await self.ask(request.goal, request.subgoal, request.marks,
+                                     request.image or b"", request.history)
+        by_number = {m.number: m for m in request.marks}
+        mark = by_number.get(reply.mark) if reply is not None and reply.mark is not None else None
+        return Choice(reply, mark, cost=cost)
+
+    async def ask(self, goal: str, subgoal: Subgoal | None, marks: list[Mark], som_png: bytes,
+                  history: list[str]) -> tuple[WorkerReply | None, WorkerCost]:
         t0 = time.perf_counter()
         tokens_in = tokens_out = invalid = 0
 

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.worker.base import Worker
 from agents.worker.openai_worker import OpenAIWorker, OpenAIWorkerConfig
 from agents.worker.scripted import ScriptedWorker
 
@@ -20,7 +21,7 @@ AnyWorker = ScriptedWorkerConfig | OpenAIWorkerConfig
 WorkerConfig = Annotated[AnyWorker, Field(discriminator="name")]
 
 
-def build_worker(config: AnyWorker, prefer_toggle: bool) -> ScriptedWorker | OpenAIWorker:
+def build_worker(config: AnyWorker) -> Worker:
     if isinstance(config, OpenAIWorkerConfig):
         return OpenAIWorker(config)
-    return ScriptedWorker(prefer_toggle=prefer_toggle)
+    return ScriptedWorker()

@@ -6,13 +6,9 @@ worker uses whatever the listing carries: with enrichment off it has labels and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from agents.compound_split import prefers_toggle
-from agents.dead_action_guard import TargetIdentity, among
-from agents.marks import Mark
+from agents.marks import Mark, TargetIdentity, among
 from agents.text_match import label_matches, words
-from agents.worker.base import WorkerReply
+from agents.worker.base import Choice, ChoiceRequest, WorkerReply
 from tasks.schema import Subgoal
 
 STOP_WORDS = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
@@ -30,14 +26,6 @@ ACTION_ROLES = {
     "select": {"combobox", "listbox"},
 }
 UNTARGETED = frozenset({"scroll", "navigate", "back", "wait", "finish"})
-
-
-@dataclass(frozen=True)
-class Decision:
-    reply: WorkerReply | None
-    mark: Mark | None = None
-    score: float = 0.0
-    satisfied: bool = False  # the subgoal's `ensure` state already holds: acting would undo it
 
 
 # Without an expected label, the description must match at least this well.
@@ -102,43 +90,54 @@ def _state_holds(subgoal: Subgoal, mark: Mark) -> bool:
     return is_on == (want in ("checked", "expanded"))
 
 
+def prefers_toggle(mark: Mark) -> bool:
+    """A part that opens or toggles something: aria-expanded, pressed or checked semantics."""
+    return "expanded" in mark.states or "pressed" in mark.states or mark.role in (
+        "checkbox", "switch") or "expand" in mark.label.lower()
+
+
 class ScriptedWorker:
+    """Answers at once, from the plan: a `PlanFollower`."""
+
     name = "scripted"
+    sees_image = False
 
-    def __init__(self, prefer_toggle: bool = False) -> None:
-        self.prefer_toggle = prefer_toggle
+    async def decide(self, request: ChoiceRequest) -> Choice:
+        assert request.subgoal is not None, "the scripted worker follows a plan"
+        return self.match(request.subgoal, request.marks, request.excluded, request.prefer_toggle)
 
-    def decide(self, subgoal: Subgoal, marks: list[Mark],
-               excluded: frozenset[TargetIdentity] = frozenset()) -> Decision:
+    def match(self, subgoal: Subgoal, marks: list[Mark],
+              excluded: frozenset[TargetIdentity] = frozenset(), prefer_toggle: bool = False
+              ) -> Choice:
         """The reply for this subgoal on this listing; reply None when no mark fits."""
         if subgoal.action in UNTARGETED:
-            return Decision(WorkerReply(action=subgoal.action, url=subgoal.url,
+            return Choice(WorkerReply(action=subgoal.action, url=subgoal.url,
                                         direction=subgoal.direction, answer=subgoal.text,
                                         value=subgoal.seconds if subgoal.action == "wait" else None))
         if subgoal.nth is not None:
             return self._nth(subgoal, marks, excluded)
         best: tuple[float, Mark] | None = None
         for mark in marks:
-            if excluded and among(mark_key(mark), excluded):
+            if excluded and among(mark.identity, excluded):
                 continue
-            s = score(subgoal, mark, self.prefer_toggle)
+            s = score(subgoal, mark, prefer_toggle)
             if s >= (0.01 if subgoal.label else MIN_SCORE) and (best is None or s > best[0]):
                 best = (s, mark)
         if best is None:
-            return Decision(None)
+            return Choice(None)
         s, mark = best
         if _state_holds(subgoal, mark):
-            return Decision(None, mark, s, satisfied=True)
+            return Choice(None, mark, s, satisfied=True)
         return self._reply(subgoal, mark, s)
 
-    def _nth(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[TargetIdentity]) -> Decision:
+    def _nth(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[TargetIdentity]) -> Choice:
         """"The 2nd text box": the targets whose role the description names (and that show the
         label, if one is expected), one per element, in reading order; the nth of them."""
         roles = described_roles(subgoal)
         seen: set[str] = set()
         fits = []
         for mark in marks:
-            if (excluded and among(mark_key(mark), excluded)) or mark.role not in roles or (
+            if (excluded and among(mark.identity, excluded)) or mark.role not in roles or (
                     subgoal.label and not label_matches(subgoal.label, mark.label)):
                 continue
             if mark.ref is not None and mark.ref in seen:
@@ -148,17 +147,17 @@ class ScriptedWorker:
         fits.sort(key=lambda m: (round((m.box.y + m.box.height / 2) / 8), m.box.x))
         assert subgoal.nth is not None
         if len(fits) < subgoal.nth:
-            return Decision(None)
+            return Choice(None)
         mark = fits[subgoal.nth - 1]
         if _state_holds(subgoal, mark):
-            return Decision(None, mark, 1.0, satisfied=True)
+            return Choice(None, mark, 1.0, satisfied=True)
         return self._reply(subgoal, mark, 1.0)
 
     @staticmethod
-    def _reply(subgoal: Subgoal, mark: Mark, s: float) -> Decision:
+    def _reply(subgoal: Subgoal, mark: Mark, s: float) -> Choice:
         reply = WorkerReply(action=subgoal.action, mark=mark.number, text=subgoal.text,
                             clear=subgoal.clear, then=subgoal.then, value=subgoal.value)
-        return Decision(reply, mark, s)
+        return Choice(reply, mark, s)
 
 
 def described_roles(subgoal: Subgoal) -> set[str]:
@@ -171,9 +170,3 @@ def described_roles(subgoal: Subgoal) -> set[str]:
             return roles & allowed if allowed and roles & allowed else roles
     return set(ACTION_ROLES.get(subgoal.action, ()))
 
-
-def mark_key(mark: Mark) -> TargetIdentity:
-    """Identity of a target across observations (refs are per observation): role, name, place
-    (matched by overlap: see agents/dead_action_guard.py)."""
-    b = mark.box
-    return TargetIdentity(mark.role, mark.label, b.x, b.y, b.width, b.height)

@@ -107,7 +107,7 @@ def offscreen_subgoal(cards: int) -> Subgoal:
 
 
 async def observation(page: Page, subgoal: Subgoal, parts: dict[str, float]) -> str:
-    """GroundingAgent._step's page reads on a vision step; returns the scope it read."""
+    """The agent's page reads on a vision step (observe, place); returns the scope it read."""
     async def timed(name: str, work: Callable[[], Awaitable[Any]]) -> Any:
         t0 = time.perf_counter()
         out = await work()
@@ -121,7 +121,7 @@ async def observation(page: Page, subgoal: Subgoal, parts: dict[str, float]) -> 
     parts["observe"] = (time.perf_counter() - t0) * 1000
     geometry = await timed("frame_geometry", lambda: snapping.frame_geometry(page, obs))
     t0 = time.perf_counter()
-    placed = [snapping.exact_box(el, el.box, geometry) for el in obs.elements.values()
+    placed = [geometry.place(el) for el in obs.elements.values()
               if el.box is not None and el.box.area > 0]
     parts["place"] = (time.perf_counter() - t0) * 1000
     assert placed

@@ -1,0 +1,265 @@
+"""Resolve, act and validate stages: the chosen mark (or point) becomes an action of the closed
+vocabulary on something the browser can reach now, the action runs, the page settles, and the
+validator judges whether it had an effect. The three conditions are recorded apart: perceptual
+confidence (the mark), actionability (the resolved owner), effectiveness (the effect)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+from agents import fingerprint, validator
+from agents.actions import (
+    AnyAction,
+    Back,
+    Click,
+    Expand,
+    Finish,
+    Navigate,
+    PointActionError,
+    Read,
+    Scroll,
+    Select,
+    SetValue,
+    Type,
+    Wait,
+    execute,
+)
+from agents.marks import DEGRADED_CONFIDENCE, Mark
+from agents.observation import StaleRefError
+from agents.pipeline import Step
+from agents.worker.base import WorkerReply
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _first_error_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:300]
+
+
+async def _owner_at(step: Step, x: float, y: float):
+    for m in step.episode.mechanisms:
+        if m.resolves_points:
+            return True, await m.owner_at(step.page, x, y)
+    return False, None
+
+
+async def resolve(step: Step, reply: WorkerReply, mark: Mark | None) -> AnyAction | None:
+    """The reply's action on a ref of this step's observation, or on the owner at a point; None
+    (with the reason recorded) when nothing can take it."""
+    rec = step.rec
+    match reply.action:
+        case "scroll":
+            return Scroll(direction=reply.direction)
+        case "navigate":
+            return Navigate(url=reply.url or "")
+        case "back":
+            return Back()
+        case "wait":
+            return Wait(seconds=float(reply.value or 0.5))
+        case "finish":
+            return Finish(answer=reply.answer or "")
+    if mark is not None and mark.ref is not None:
+        rec.ref = mark.ref
+        element = step.episode.refs.resolve(mark.ref, mark.observation_id)  # StaleRefError if carried over
+        rec.route = step.geometry.route_of(element)
+        rec.actionable = await _actionable(step, mark)
+        return _targeted(reply, {"ref": mark.ref, "observation_id": mark.observation_id})
+    if mark is not None:
+        x, y = mark.box.center
+        missing = "nothing under the mark's centre"
+    else:
+        assert reply.point is not None  # the worker's degraded coordinate fallback
+        size = step.page.viewport_size or {"width": 1280, "height": 720}
+        x, y = reply.point[0] * size["width"], reply.point[1] * size["height"]
+        missing = "nothing under the point"
+    can, owner = await _owner_at(step, x, y)
+    if not can:
+        rec.error_type = "unresolvable"
+        rec.error = "no DOM element matches this mark" if mark is not None else "coordinates need the snapper"
+        rec.actionable = False if mark is not None else rec.actionable
+        return None
+    if owner is None:
+        rec.error_type, rec.error = "unresolvable", missing
+        rec.actionable = False if mark is not None else rec.actionable
+        return None
+    rec.route, rec.actionable = owner.route, owner.interactive or owner.degraded
+    if mark is not None:
+        rec.degraded = owner.degraded
+        if owner.degraded:
+            rec.perceptual_confidence = min(rec.perceptual_confidence, DEGRADED_CONFIDENCE)
+    else:
+        rec.degraded, rec.perceptual_confidence = True, DEGRADED_CONFIDENCE
+    return _targeted(reply, {"point": owner.point})
+
+
+async def _actionable(step: Step, mark: Mark) -> bool:
+    """Enabled, and (if a mechanism can tell) visible and not covered."""
+    if "disabled" in mark.states:
+        return False
+    for m in step.episode.mechanisms:
+        if (answer := await m.actionable(step, mark)) is not None:
+            return answer
+    return True
+
+
+async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
+    """Run the action, let the page settle, and return its fingerprint after."""
+    episode, page, rec = step.episode, step.page, step.rec
+    point = getattr(action, "point", None)
+    pixels_before = await validator.hover_and_capture(page, point) if point is not None else None
+    t0 = time.perf_counter()
+    for m in episode.mechanisms:
+        await m.before_action(page)
+    try:
+        await execute(page, episode.refs, action, episode.action_timeout_ms)
+    except StaleRefError as exc:
+        rec.error_type, rec.error = "stale_ref", str(exc)
+    except PlaywrightTimeoutError as exc:
+        rec.error_type, rec.error = "action_timeout", _first_error_line(exc)
+        rec.actionable = False
+    except (PlaywrightError, PointActionError) as exc:
+        if page.is_closed():
+            raise
+        rec.error_type, rec.error = "action_error", _first_error_line(exc)
+    rec.act_ms = _ms(t0)
+    settled: asyncio.Future[fingerprint.Fingerprint | None] = asyncio.get_running_loop().create_future()
+    for m in episode.mechanisms:
+        m.acted(step, action, settled)
+    t0 = time.perf_counter()
+    fp_after = None
+    try:
+        await episode.settle()
+        fp_after = await fingerprint.take(page)
+    finally:
+        settled.set_result(fp_after)  # background work waiting for the settled page starts here
+    for m in episode.mechanisms:
+        await m.after_action(page)
+    effective, rec.effect = await validator.effect(page, action, rec.error_type, step.fp_before,
+                                                   fp_after, pixels_before, lambda e: vetoed(step, e))
+    rec.effective = effective
+    fp_before = step.fp_before
+    if fp_before is not None and fp_after is not None:
+        rec.mutation_delta = round(fp_before.delta(fp_after), 4)
+    for m in episode.mechanisms:
+        await m.validated(step, fp_before, fp_after)
+    rec.validate_ms = _ms(t0)
+    return fp_after
+
+
+async def vetoed(step: Step, evidence: str) -> bool:
+    """Whether some mechanism says an effect credited on `evidence` is not the action's."""
+    for m in step.episode.mechanisms:
+        if await m.vetoes(step, evidence):
+            return True
+    return False
+
+
+async def act_and_validate(step: Step, choice_mark: Mark | None, reply: WorkerReply) -> int:
+    """Resolve, act, validate; how far the plan advanced (0 or 1)."""
+    episode, rec, subgoal = step.episode, step.rec, step.subgoal
+    t0 = time.perf_counter()
+    try:
+        action = await resolve(step, reply, choice_mark)
+    except StaleRefError as exc:
+        rec.error_type, rec.error = "stale_ref", str(exc)
+        return 0
+    finally:
+        rec.resolve_ms += _ms(t0)
+    if action is None:
+        return 0
+    rec.action = action.kind
+    if isinstance(action, Navigate) and not all(m.allows(action.url) for m in episode.mechanisms):
+        rec.error_type, rec.error = "blocked_navigation", f"{action.url} is outside the allowed domains"
+        rec.blocked_navigation = 1
+        return 1 if subgoal.action == "navigate" else 0
+    await act(step, action)
+    effective = rec.effective
+    episode.history.append(f"{action.kind} {rec.target_name or getattr(action, 'url', '')!s}"
+                           f" -> {'changed the page' if effective else rec.error_type or 'no effect'}")
+    if rec.error_type == "stale_ref":
+        return 0
+    if effective:
+        for m in episode.mechanisms:
+            m.effective()
+        return 1
+    if subgoal.once and not rec.error_type:
+        rec.effect = "unseen"  # done once, as asked: a retry would act twice
+        return 1
+    # A no-op questions the reference frame (agents/dead_action_guard.py); without a mechanism
+    # that acts on it, the same target is simply tried again.
+    if not rec.error_type:
+        rec.error_type, rec.error = "no_effect", "the action changed nothing on the page"
+    if choice_mark is not None:
+        for m in episode.mechanisms:
+            m.no_effect(step, choice_mark)
+    return 0
+
+
+async def scroll(step: Step, action: Scroll) -> list[str]:
+    """A scroll of the agent's own (to a target, or to look further); the fingerprint parts that
+    moved."""
+    episode, page, rec = step.episode, step.page, step.rec
+    t0 = time.perf_counter()
+    for m in episode.mechanisms:
+        await m.before_action(page)
+    try:
+        await execute(page, episode.refs, action, episode.action_timeout_ms)
+    except (PlaywrightError, StaleRefError) as exc:
+        if action.ref is None:
+            raise
+        rec.error_type, rec.error = "action_error", _first_error_line(exc)
+    rec.act_ms = _ms(t0)
+    await episode.settle()
+    fp_after = await fingerprint.take(page)
+    for m in episode.mechanisms:
+        await m.after_action(page)
+    fp_before = step.fp_before
+    if fp_before is None or fp_after is None:
+        return ["navigated"]
+    return fp_before.differs(fp_after)
+
+
+async def scroll_to(step: Step, mark: Mark) -> None:
+    """Bring a target the DOM knows but vision did not see (out of view) into view."""
+    rec = step.rec
+    rec.action, rec.ref, rec.target_role, rec.target_name = "scroll", mark.ref or "", mark.role, mark.label
+    moved = await scroll(step, Scroll(ref=mark.ref, observation_id=step.obs.id if step.obs else 0))
+    rec.effective = bool(moved)
+    rec.effect = "scrolled_into_view"
+
+
+async def explore(step: Step) -> bool:
+    """Nothing on the page fits yet: look further down (lists load as they scroll into view).
+    True when the page moved; False at the bottom, where the step is a plain miss."""
+    rec = step.rec
+    parts = await scroll(step, Scroll(direction="down"))
+    moved = bool(parts)
+    if moved and parts != ["navigated"]:
+        # only what the page changes by itself moved: the bottom is reached
+        moved = not await vetoed(step, ",".join(parts))
+    if moved:
+        rec.action, rec.effective, rec.effect = "scroll", True, "explored_down"
+        rec.error_type, rec.error = "no_target", "no mark fits yet; scrolled down to look further"
+    return moved
+
+
+def _targeted(reply: WorkerReply, target: dict) -> AnyAction:
+    """The reply's action aimed at a ref or a point."""
+    match reply.action:
+        case "type":
+            return Type(**target, text=reply.text or "", clear=reply.clear, then=reply.then)
+        case "select":
+            return Select(**target, value=str(reply.value))
+        case "set_value":
+            return SetValue(**target, value=reply.value if reply.value is not None else "")
+        case "expand":
+            return Expand(**target)
+        case "read":
+            return Read(**target)
+    return Click(**target)

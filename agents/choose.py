@@ -1,0 +1,95 @@
+"""Choose stage: the worker picks one action from the step's listing. Around it, the second looks
+a doubtful choice gets (a mechanism's `recover`: a coverage pass), and what a plan follower does
+when nothing fits (open a section that hides the target, look further down the page)."""
+
+from __future__ import annotations
+
+import time
+
+from agents import perceive, som
+from agents.marks import Mark
+from agents.pipeline import Step
+from agents.worker.base import Choice, ChoiceRequest, PlanFollower
+from tasks.schema import Subgoal
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 2)
+
+
+def excluded(step: Step) -> frozenset:
+    return frozenset().union(*(m.excluded() for m in step.episode.mechanisms))
+
+
+async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
+    """One decision of the worker on this listing; its cost goes to the step's record."""
+    episode, rec = step.episode, step.rec
+    image = None
+    if episode.worker.sees_image:
+        size = step.page.viewport_size or {"width": 1280, "height": 720}
+        image = som.draw(await step.page.screenshot(), marks, (size["width"], size["height"]))
+    choice = await episode.worker.decide(ChoiceRequest(
+        goal=episode.brief.goal, subgoal=subgoal, marks=marks, history=episode.history,
+        excluded=excluded(step), prefer_toggle=episode.prefer_toggle, image=image))
+    cost = choice.cost
+    rec.tokens_in += cost.tokens_in
+    rec.tokens_out += cost.tokens_out
+    rec.invalid_replies += cost.invalid_replies
+    rec.worker_ms += cost.latency_ms
+    if choice.reply is None and cost.error_type:
+        rec.error_type, rec.error = "worker_error", f"{cost.error_type}: {cost.error}"[:300]
+    return choice
+
+
+class SecondLook:
+    """The `Recovery` a mechanism's `recover` hook runs: one more vision pass with hints and a
+    cap, added to what this step saw, then enrich, rank and choose again."""
+
+    async def look_again(self, step: Step, hints: list[str], cap: int) -> None:
+        episode = step.episode
+        result = await perceive.vision_call(step, episode.vision_text(step.subgoal), hints, "large", cap)
+        step.marks = perceive.rank(step, perceive.enrich(step, step.seen + perceive.to_viewport(step, result)))
+        step.choice = await ask(step, step.subgoal, step.marks)
+        step.unseen = missed(step)
+
+
+def missed(step: Step) -> object:
+    return next((u for m in step.episode.mechanisms if (u := m.missed(step)) is not None), None)
+
+
+async def choose(step: Step) -> None:
+    """The worker's choice, a second look if a mechanism doubts it, and the unseen target (one
+    the DOM knows fits better than anything perceived)."""
+    t0 = time.perf_counter()
+    step.choice = await ask(step, step.subgoal, step.marks)
+    step.rec.choose_ms = _ms(t0)
+    step.unseen = missed(step)
+    for m in step.episode.mechanisms:
+        await m.recover(step, SecondLook())
+    choice, unseen = step.choice, step.unseen
+    if unseen is not None and unseen.in_view and choice.reply is None and not choice.satisfied:
+        for m in step.episode.mechanisms:
+            if await m.hidden(step, unseen.mark):
+                step.unseen = type(unseen)(unseen.mark, False)
+                break
+
+
+async def reveal(step: Step) -> Choice | None:
+    """The target may sit behind a tab, a collapsed section or a folder (the subgoal's `reveal`):
+    the first such control not opened yet, chosen by a plan follower (None: none left)."""
+    worker, episode = step.episode.worker, step.episode
+    if not step.subgoal.reveal or not isinstance(worker, PlanFollower):
+        return None
+    closed = [m for m in step.marks if opener_key(m) not in episode.revealed
+              and m.states.get("expanded") != "true" and m.states.get("selected") != "true"]
+    opener = worker.match(Subgoal(action="click", target=step.subgoal.reveal, nth=1), closed,
+                          excluded(step), episode.prefer_toggle)
+    if opener.reply is None or opener.mark is None:
+        return None
+    episode.revealed.add(opener_key(opener.mark))
+    return opener
+
+
+def opener_key(mark: Mark) -> str:
+    """A tab or section header by what it says, not where it is: opening one moves the others."""
+    return f"{mark.role}|{mark.label}"

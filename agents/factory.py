@@ -1,0 +1,79 @@
+"""Builds the grounding agent's mechanisms from its config: the one place that reads a switch.
+
+Each mechanism's module holds its config schema (the switch, named after the module, and its
+parameters); `AgentConfig` is their union, validated once from Hydra's `agent` group. The list is
+in pipeline order, which is also the order a hook asks the mechanisms in: tiers classify a page
+before gating stores the epoch and freshness overlays the last one; gating ends an epoch on a
+navigation before the navigation guard may go back from a challenge page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import ConfigDict, Field
+
+from agents.ambient import Ambient, AmbientConfig
+from agents.compound_split import CompoundSplit, CompoundSplitConfig
+from agents.coverage import Coverage, CoverageConfig
+from agents.dead_action_guard import DeadActionGuardConfig, DeadActionGuarding
+from agents.direct_navigation import DirectNavigating, DirectNavigationConfig
+from agents.enrichment import Enrichment, EnrichmentConfig
+from agents.freshness import Freshness, FreshnessConfig
+from agents.gating import Gating, GatingConfig
+from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
+from agents.pipeline import Mechanism
+from agents.prefetch import Prefetch, PrefetchConfig
+from agents.settle import SettleConfig
+from agents.snapping import Snapping, SnappingConfig
+from agents.subgoal_relevance import SubgoalRelevance, SubgoalRelevanceConfig
+from agents.tiers import Tiers, TiersConfig
+from agents.viewport_scope import ViewportScope, ViewportScopeConfig
+
+
+class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
+                  PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig,
+                  SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
+                  NavigationGuardConfig, DirectNavigationConfig):
+    """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = "full"
+    # After a step that changed nothing (an action without effect, or nothing found to act on and
+    # nowhere further to look), wait settle_ms, then twice that after the next one in a row, and
+    # so on up to backoff_max_ms, before trying again (0: no wait).
+    backoff_max_ms: int = Field(1000, ge=0)
+
+
+# (switch, builder) in pipeline order.
+MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
+    ("viewport_scope", lambda c: ViewportScope()),
+    ("snapping", lambda c: Snapping()),
+    ("tiers", lambda c: Tiers(c.tiers_complex_candidates, c.tiers_complex_controls)),
+    ("gating", lambda c: Gating(c.gating_tolerance)),
+    ("prefetch", lambda c: Prefetch(c.prefetch_window_ms, c.prefetch_critical_window_ms,
+                                    c.action_timeout_ms)),
+    ("freshness", lambda c: Freshness(c.freshness_max_steps, c.freshness_max_age_s)),
+    ("enrichment", lambda c: Enrichment()),
+    ("compound_split", lambda c: CompoundSplit()),
+    ("subgoal_relevance", lambda c: SubgoalRelevance()),
+    ("coverage", lambda c: Coverage(c.coverage_cap)),
+    ("dead_action_guard", lambda c: DeadActionGuarding(c.dead_action_limit, c.dead_action_min_ms)),
+    ("ambient", lambda c: Ambient(c.ambient_probe_ms)),
+    ("navigation_guard", lambda c: NavigationGuarding()),
+    ("direct_navigation", lambda c: DirectNavigating()),
+]
+
+# A mechanism that works on another's output is built only with it: compound split splits boxes
+# for the DOM bridge.
+REQUIRES = {"compound_split": "enrichment"}
+
+
+def switches() -> list[str]:
+    return [name for name, _ in MECHANISMS]
+
+
+def build_mechanisms(config: AgentConfig) -> list[Mechanism]:
+    """A fresh set of mechanisms (they hold an episode's state), the ones switched on, in order."""
+    on = {name for name in switches() if getattr(config, name)}
+    return [build(config) for name, build in MECHANISMS
+            if name in on and REQUIRES.get(name, name) in on]

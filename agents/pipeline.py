@@ -1,0 +1,235 @@
+"""The pipeline's vocabulary: the state of one step as its stages fill it in (`Step`), what an
+episode's steps share (`Episode`), and the interface of a grounding mechanism (`Mechanism`).
+
+A mechanism is one object with hooks at fixed points of the step; every hook is a no-op by
+default, so a mechanism overrides only the points it works at. The agent holds the mechanisms that
+are on, in pipeline order (agents/factory.py); a mechanism that is off is not in that list, so none
+of its code runs. Hooks that answer a question ("which scopes?", "reuse these candidates?") are
+asked in list order and the first answer that is not None counts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from playwright.async_api import Page
+
+from agents.actions import AnyAction
+from agents.fingerprint import Fingerprint
+from agents.frames import TOP_ONLY, Geometry
+from agents.marks import Mark, Placed, Seen, TargetIdentity
+from agents.observation import Observation, RefBook
+from agents.perception.base import PerceptionResult, Tier, VisionBackend
+from agents.worker.base import Choice, Worker
+from tasks.schema import Subgoal
+
+if TYPE_CHECKING:
+    from agents.brief import Brief
+    from agents.snapping import Owner
+    from tasks.trace import StepRecord
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """An element the DOM bridge knows fits the subgoal clearly better than anything perceived:
+    evidence that perception missed it. In view, perception must look again; out of view, the
+    agent scrolls to it."""
+
+    mark: Mark
+    in_view: bool
+
+
+@dataclass
+class Episode:
+    """What the steps of one episode share. `settle` waits for the page to take in what was just
+    done to it; `vision_text` is what a vision pass is told about a subgoal."""
+
+    page: Page
+    brief: Brief
+    worker: Worker
+    backend: VisionBackend | None
+    mechanisms: list[Mechanism]
+    settle: Callable[[], Awaitable[None]]
+    action_timeout_ms: int = 3000
+    refs: RefBook = field(default_factory=RefBook)
+    history: list[str] = field(default_factory=list)
+    # openers (tabs, sections) already opened for the current subgoal
+    revealed: set[str] = field(default_factory=set)
+    # a no-op or a miss questioned the last perception: the next one must be fresh
+    fresh_required: bool = False
+    # expand goals prefer a part with toggle semantics (agents/compound_split.py)
+    prefer_toggle: bool = False
+
+    def vision_text(self, subgoal: Subgoal) -> str:
+        return next((t for m in self.mechanisms if (t := m.vision_text(subgoal)) is not None), "")
+
+    def tier(self, url: str) -> Tier:
+        return next((t for m in self.mechanisms if (t := m.tier(url)) is not None), "small")
+
+    async def quiesce(self) -> None:
+        """The page is about to be left or the episode ends: work in the background stops."""
+        for m in self.mechanisms:
+            await m.quiesce()
+
+    def page_replaced(self) -> None:
+        """The agent itself loaded another document (what was perceived describes the old one)."""
+        for m in self.mechanisms:
+            m.page_replaced()
+
+
+@dataclass
+class Step:
+    """One step's state; the stages fill it in order and `advance` ends it (0: the subgoal stays,
+    1: it is done; a direct navigation may jump further)."""
+
+    episode: Episode
+    subgoal: Subgoal
+    index: int
+    number: int
+    rec: StepRecord
+    fp_before: Fingerprint | None = None
+    obs: Observation | None = None
+    geometry: Geometry = TOP_ONLY
+    placed: list[Placed] = field(default_factory=list)
+    tier: Tier = "small"  # the vision tier this step's page is perceived with
+    seen: list[Seen] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
+    choice: Choice | None = None
+    unseen: Unseen | None = None
+    png: bytes | None = None  # the step's screenshot, if one was taken (Set-of-Mark image)
+    advance: int | None = None
+
+    @property
+    def page(self) -> Page:
+        return self.episode.page
+
+
+class Mechanism:
+    """One grounding mechanism. `name` is its switch in `conf/agent/` and its module's name."""
+
+    name: str = ""
+    # Owners at a point (frames, shadow roots, canvas): marks without an element and the worker's
+    # coordinates can be acted on only when some mechanism can name what is there.
+    resolves_points: bool = False
+
+    # ---- episode -----------------------------------------------------------------------------
+    async def start(self, episode: Episode) -> None:
+        """Before the start page loads: install into the page or its context."""
+
+    async def run_step(self, step: Step) -> bool:
+        """Take this step over entirely (True: done, `step.advance` set)."""
+        return False
+
+    async def settled(self, page: Page) -> None:
+        """After every settle (start page, each action)."""
+
+    async def quiesce(self) -> None:
+        """Stop background work (the page is being left, or the episode ends)."""
+
+    def page_replaced(self) -> None:
+        """The agent loaded another document itself."""
+
+    def subgoal_done(self) -> None:
+        """The plan moved on to the next subgoal."""
+
+    # ---- observe / perceive ------------------------------------------------------------------
+    def scopes(self, step: Step) -> tuple[tuple[str, ...] | None, str] | None:
+        """(the containers to read, None for the whole document; why)."""
+        return None
+
+    async def geometry(self, step: Step) -> Geometry | None:
+        """Where each frame of the observation sits in the viewport."""
+        return None
+
+    def vision_text(self, subgoal: Subgoal) -> str | None:
+        """What a vision pass is told about the subgoal."""
+        return None
+
+    def tier(self, url: str) -> Tier | None:
+        return None
+
+    def reuse(self, step: Step, tier: Tier) -> list[Seen] | None:
+        """Candidates still valid without a vision call."""
+        return None
+
+    async def prefetched(self, step: Step, tier: Tier) -> PerceptionResult | None:
+        """A vision pass already made for this page state."""
+        return None
+
+    def perceived(self, step: Step, result: PerceptionResult, seen: list[Seen]) -> list[Seen]:
+        """After a fresh vision pass: learn from it; returns the candidates to use."""
+        return seen
+
+    # ---- enrich / rank / choose --------------------------------------------------------------
+    def before_bridge(self, step: Step, seen: list[Seen]) -> list[Seen]:
+        return seen
+
+    def bridge(self, step: Step, seen: list[Seen]) -> list[Mark] | None:
+        """Vision candidates to marks that know their element (the DOM bridge)."""
+        return None
+
+    def after_bridge(self, step: Step, marks: list[Mark]) -> list[Mark]:
+        return marks
+
+    def rank(self, step: Step, marks: list[Mark]) -> list[Mark]:
+        return marks
+
+    def excluded(self) -> frozenset[TargetIdentity]:
+        """Targets the worker must not choose."""
+        return frozenset()
+
+    def missed(self, step: Step) -> Unseen | None:
+        """An element that fits clearly better than every mark (see `Unseen`)."""
+        return None
+
+    async def recover(self, step: Step, pipeline: Recovery) -> None:
+        """After the worker chose: a second look when the choice is doubtful."""
+
+    # ---- resolve / act / validate ------------------------------------------------------------
+    async def owner_at(self, page: Page, x: float, y: float) -> Owner | None:
+        """What would receive an event at a viewport point (only if `resolves_points`)."""
+        return None
+
+    async def actionable(self, step: Step, mark: Mark) -> bool | None:
+        """Whether the mark's element can take an event now (None: no opinion)."""
+        return None
+
+    async def hidden(self, step: Step, mark: Mark) -> bool:
+        """A DOM element in view by its box that something else covers or clips."""
+        return False
+
+    def allows(self, url: str) -> bool:
+        """Whether the agent may navigate to `url`."""
+        return True
+
+    async def before_action(self, page: Page) -> None:
+        """An action of the agent starts now."""
+
+    def acted(self, step: Step, action: AnyAction,
+              settled: asyncio.Future[Fingerprint | None]) -> None:
+        """The action ran; `settled` resolves to the page's fingerprint once it has settled."""
+
+    async def after_action(self, page: Page) -> None:
+        """The action's settle has ended."""
+
+    async def vetoes(self, step: Step, evidence: str) -> bool:
+        """Whether an effect credited on `evidence` is not the action's."""
+        return False
+
+    async def validated(self, step: Step, before: Fingerprint | None, after: Fingerprint | None) -> None:
+        """The action's effect is judged."""
+
+    def effective(self) -> None:
+        """An action had the effect it was meant to."""
+
+    def no_effect(self, step: Step, mark: Mark) -> None:
+        """An action on `mark` changed nothing."""
+
+
+class Recovery(Protocol):
+    """What a `recover` hook may run again: a vision pass with hints, then the enrich, rank and
+    choose stages on everything seen in this step."""
+
+    async def look_again(self, step: Step, hints: list[str], cap: int) -> None: ...

@@ -1,0 +1,102 @@
+"""Settle: after the start page and every action, wait until the page has taken in what was done to
+it (no DOM change for a quiet window after a frame, no request of the page in flight, animations
+waited out), at most a cap. Every action is followed by a settle, so its start is also when the
+agent last acted."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Request
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+from pydantic import BaseModel, Field
+
+
+class SettleConfig(BaseModel):
+    # Wait until the page is quiet (no DOM change for settle_quiet_ms after a frame, and no request
+    # of the page in flight), at most settle_ms. settle_quiet_ms >= settle_ms: always wait settle_ms.
+    settle_ms: int = Field(150, ge=0)
+    settle_quiet_ms: int = Field(20, ge=0)
+    # An animation under way (finite CSS/Web animation, or a script rewriting a style attribute
+    # frame after frame) is waited out up to this long, settle_ms or not.
+    settle_animation_ms: int = Field(1000, ge=0)
+    action_timeout_ms: int = Field(3000, ge=100)
+
+
+# Resolves true once a frame has been drawn and the document then changed nothing (nodes, text,
+# attributes) for `quiet` ms, and no animation is under way; false when `cap` ms pass first. An
+# animation under way (a finite CSS transition/animation or Web Animation, or a style attribute
+# rewritten frame after frame by a script, as jQuery's animate does) is waited out up to `animCap`
+# ms: a frame can take longer than `quiet`, so a script-driven animation looks quiet between two
+# of its frames, and a screenshot taken mid-slide puts every box where it no longer is.
+QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
+  const FRAMES = 50;  // a style rewrite this recent may be one frame of an animation
+  const start = performance.now();
+  let last = start, timer = null, capTimer = null, lastStyle = -1e9;
+  const observer = new MutationObserver((records) => {
+    last = performance.now();
+    if (records.some((r) => r.attributeName === "style")) lastStyle = last;
+  });
+  const animating = (now) => now - lastStyle < FRAMES ||
+    document.getAnimations().some((a) => a.playState === "running" &&
+                                         Number.isFinite(a.effect?.getComputedTiming().endTime));
+  const done = (result) => {
+    observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve(result);
+  };
+  const check = () => {
+    const now = performance.now(), moving = animating(now);
+    if (now - last >= quiet && !moving) return done(true);
+    if (now - start >= animCap || (now - start >= cap && !moving)) return done(false);
+    const wait = moving ? 17 : quiet - (now - last);
+    timer = setTimeout(check, Math.max(1, Math.min(wait, (moving ? animCap : cap) - (now - start)) + 1));
+  };
+  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  // The quiet window starts after a frame: a window that started with the action could close
+  // before a script-driven animation's first tick (jQuery's timer, later still on a loaded
+  // machine) and miss the slide (tests/test_miniwob_browser.py, click-collapsible-2 under CI).
+  requestAnimationFrame(() => { last = Math.max(last, performance.now()); check(); });
+  capTimer = setTimeout(() => done(false), animCap);
+})"""
+
+
+
+class Settler:
+    """Waits for one page to settle; `acted_at` is time.monotonic() of the last settle's start."""
+
+    def __init__(self, config: SettleConfig) -> None:
+        self.config = config
+        self.acted_at = time.monotonic()
+        self._in_flight: set[Request] = set()  # the page's requests not yet answered
+
+    def watch(self, page: Page) -> None:
+        page.on("request", lambda request: self._in_flight.add(request))
+        page.on("requestfinished", lambda request: self._in_flight.discard(request))
+        page.on("requestfailed", lambda request: self._in_flight.discard(request))
+
+    async def settle(self, page: Page) -> None:
+        self.acted_at = time.monotonic()
+        t0 = time.perf_counter()
+        try:
+            await page.wait_for_load_state("load", timeout=self.config.action_timeout_ms)
+        except PlaywrightTimeoutError:
+            pass
+        cap, quiet = self.config.settle_ms, self.config.settle_quiet_ms
+        if quiet >= cap:
+            await page.wait_for_timeout(cap)
+            return
+        deadline = t0 + cap / 1000
+        anim_deadline = t0 + max(cap, self.config.settle_animation_ms) / 1000
+        while (left_ms := (deadline - time.perf_counter()) * 1000) > 1:
+            anim_ms = max(left_ms, (anim_deadline - time.perf_counter()) * 1000)
+            try:
+                # Bounded here too: a document whose timers stop (frozen, or moving into the
+                # back-forward cache) would never answer.
+                went_quiet = await asyncio.wait_for(
+                    page.evaluate(QUIET_JS, [quiet, left_ms, anim_ms]), timeout=anim_ms / 1000 + 0.25)
+            except (PlaywrightError, TimeoutError):  # navigated or frozen: wait out the cap
+                await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
+                return
+            if not went_quiet or not self._in_flight:
+                return
