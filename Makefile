@@ -9,7 +9,7 @@ GATE_RUN := $(BIN)/groundbench suite=ci perception=synthetic 'seeds=[0,1]' trace
 GATE_DIR ?= runs/gate
 BASELINE := tests/baselines/ci.json
 
-.PHONY: setup browser run test test-all unit gate ci-baseline report lint proof clean \
+.PHONY: setup browser run test test-all unit docs gate ci-baseline report lint proof clean \
 	bench-overhead bench-concurrency bench-memory bench-peer bgym-venv
 
 setup: $(VENV)/.installed browser
@@ -28,10 +28,14 @@ browser: $(VENV)/.installed
 run: setup
 	$(BIN)/groundbench $(ARGS)
 
-test: unit gate
+test: unit docs gate
 
 unit: setup
 	$(BIN)/python -m pytest -q -m "not slow and not ray"
+
+# The documentation site (mkdocs.yml, docs/); strict, so a broken link or a page left out of nav fails.
+docs: setup
+	$(BIN)/mkdocs build --strict -q -d runs/site
 
 test-all: setup
 	$(BIN)/pip install -q -e '.[dev,ocr,ray]'
