@@ -52,3 +52,42 @@ def test_openai_worker_completes_a_task(tmp_path: Path) -> None:
         assert first.image_urls() and first.image_urls()[0].startswith("data:image/png;base64,")
         assert any("Coupon code" in t for t in first.texts())
 
+
+
+UNTARGETED = ("scroll", "navigate", "back", "wait", "finish")
+
+
+def plan_follower(request: RecordedRequest) -> StubReply:
+    """A fake model that does what the subgoal says: untargeted steps as they are, targeted ones
+    on the best-fitting listed mark (or a scroll when nothing is listed)."""
+    text = "\n".join(request.texts())
+    subgoal = re.search(r"Current subgoal: (.*)", text)
+    action = subgoal.group(1).split()[0] if subgoal else "wait"
+    if action in UNTARGETED:
+        url = re.search(r"url (\S+)", subgoal.group(1)) if subgoal else None
+        reply = {"action": action, "url": url.group(1)} if action == "navigate" and url else \
+            {"action": action if action != "navigate" else "wait"}
+        return StubReply.json(reply)
+    if not any(LINE.match(line) for line in text.splitlines()):
+        return StubReply.json({"action": "scroll", "direction": "down"})
+    return listing_chooser(request)
+
+
+def test_the_fixture_catalogue_runs_under_the_openai_worker(tmp_path: Path) -> None:
+    # Plan steps without a target (scroll, wait...) used to call the OpenAI worker with the
+    # scripted worker's signature: a TypeError aborted the whole run. Every fixture task now runs
+    # to an ordinary verdict, and the untargeted steps are answered by the model.
+    with StubOpenAI() as stub:
+        stub.responder = plan_follower
+        result = run_experiment(tmp_path, [
+            "suite=fixtures", "seeds=[0]", "worker=openai", "perception=synthetic",
+            f"worker.client.base_url={stub.base_url}", "worker.client.timeout_s=5",
+            "trace.capture=live", "trace.playwright=false", "trace.screenshots=none"])
+    episodes = result.episodes
+    assert len(episodes) >= 35 and not episodes.failure.isin(["browser_crash", "timeout"]).any()
+    assert not episodes.failure_detail.str.contains("Error|Traceback").any(), \
+        episodes.failure_detail.tolist()
+    steps = pd.read_parquet(tmp_path / "steps.parquet")
+    untargeted = steps[steps.subgoal_action.isin(UNTARGETED)]
+    assert len(untargeted) and (untargeted.tokens_in > 0).all()
+    assert episodes.success.mean() > 0.5  # the fake model follows the plan: most tasks pass

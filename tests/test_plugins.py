@@ -1,0 +1,64 @@
+"""Mechanisms are plug-ins: the factory is the only code that reads a switch, and a mechanism
+that is switched off is absent (none of its module's code runs in an episode)."""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import run_experiment
+
+import agents
+from agents.factory import AgentConfig, build_mechanisms, switches
+
+AGENTS = Path(agents.__file__).parent
+TASK = ["suite=fixtures", "suite.ids=[checkout-iframe-pay]", "perception=synthetic", "seeds=[0]",
+        "trace.capture=live", "trace.playwright=false", "trace.screenshots=none"]
+
+
+def test_every_boolean_switch_is_a_mechanism_of_the_factory() -> None:
+    booleans = {name for name, f in AgentConfig.model_fields.items() if f.annotation is bool}
+    assert booleans == set(switches())
+    assert [m.name for m in build_mechanisms(AgentConfig())] == switches()
+    for name in switches():
+        off = build_mechanisms(AgentConfig(**{name: False}))
+        assert name not in [m.name for m in off]
+
+
+def test_only_the_factory_reads_a_switch() -> None:
+    reads = re.compile(r"\b(?:config|cfg|c|self\.config)\.(" + "|".join(switches()) + r")\b")
+    offenders = [f"{path.relative_to(AGENTS)}:{n}: {line.strip()}"
+                 for path in AGENTS.rglob("*.py") if path.name != "factory.py"
+                 for n, line in enumerate(path.read_text().splitlines(), 1) if reads.search(line)]
+    assert not offenders, offenders
+
+
+def _modules_called(tmp_path: Path, overrides: list[str]) -> set[str]:
+    """The agents/ modules whose functions ran during one episode (a profiler sees every call)."""
+    called: set[str] = set()
+
+    def profile(frame, event, arg) -> None:  # noqa: ANN001
+        if event == "call":
+            called.add(frame.f_code.co_filename)
+
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    try:
+        result = run_experiment(tmp_path, [*TASK, *overrides])
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    assert len(result.episodes) == 1
+    return {Path(f).stem for f in called if f.startswith(str(AGENTS)) and "/perception/" not in f}
+
+
+@pytest.mark.browser
+def test_a_switched_off_mechanism_never_runs(tmp_path: Path) -> None:
+    everything = _modules_called(tmp_path / "on", [])
+    assert set(switches()) <= everything, set(switches()) - everything  # the control: all ran
+    for name in switches():
+        ran = _modules_called(tmp_path / name, [f"agent.{name}=false"])
+        assert name not in ran, f"agents/{name}.py ran with agent.{name}=false"
