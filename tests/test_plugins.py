@@ -7,6 +7,7 @@ import re
 import sys
 import threading
 from pathlib import Path
+from types import FrameType
 
 import pytest
 from conftest import run_experiment
@@ -40,7 +41,7 @@ def _modules_called(tmp_path: Path, overrides: list[str]) -> set[str]:
     """The agents/ modules whose functions ran during one episode (a profiler sees every call)."""
     called: set[str] = set()
 
-    def profile(frame, event, arg) -> None:  # noqa: ANN001
+    def profile(frame: FrameType, event: str, arg: object) -> None:
         if event == "call":
             called.add(frame.f_code.co_filename)
 
