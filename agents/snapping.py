@@ -16,6 +16,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from agents.frames import OFFSET_JS, frame_offset
+from agents.interactive import inject
 from agents.observation import Box, Element, Observation, StaleRefError, live_locator
 
 Route = Literal["top", "same_origin_frame", "cross_origin_frame", "point", "degraded_point"]
@@ -23,9 +24,10 @@ DEGRADED_CONFIDENCE = 0.5
 
 # The interactive owner at (x, y) of this document: descends open shadow roots; for an iframe,
 # reports it so the caller can continue inside (same-origin: here; cross-origin: via its Frame).
-_OWNER_JS = r"""
+# Owners are agents/interactive.py's CLICK_OWNER: a control, a <label> or an <option>.
+_OWNER_JS = inject(r"""
 ([x, y]) => {
-  const SEL = "a[href],button,input,select,textarea,summary,option,label,[role],[onclick],[tabindex]";
+  const SEL = __CLICK_OWNER__;
   let el = document.elementFromPoint(x, y);
   let closedHost = false;
   while (el && el.shadowRoot) {
@@ -57,7 +59,7 @@ _OWNER_JS = r"""
            closedHost, interactive: owner.matches(SEL) || pointerish,
            box: [r.left, r.top, r.width, r.height], text: (owner.innerText || owner.value || "").slice(0, 80) };
 }
-"""
+""")
 
 
 @dataclass(frozen=True)
