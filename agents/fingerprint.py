@@ -34,6 +34,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from agents.frames import REACHABLE_JS
+from agents.interactive import inject
 
 # One walk: interactive signatures (top document, open shadow roots, same-origin frames), the
 # rendered text, the scroll position, and cross-origin frames' src + geometry.
@@ -80,10 +81,10 @@ XXH32_JS = r"""
 }
 """
 
-_WALK_JS = r"""
+_WALK_JS = inject(r"""
 () => {
   const xxh = __XXH32__;
-  const SEL = "a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],[contenteditable]";
+  const SEL = __INTERACTIVE__;  // agents/interactive.py: controls only (no label, no option)
   const sigs = [], values = [], frames = [], layout = [], offscreen = [];
   let mutations = window.__gbMutations ?? -1;
   const vw = innerWidth, vh = innerHeight;
@@ -201,7 +202,7 @@ _WALK_JS = r"""
     scopes: small ? null : kept.map(pathOf), offscreen: [...new Set(offscreen)],
     framed: small ? [] : kept.filter((r) => r.tagName === "IFRAME" || r.querySelector("iframe")).map(pathOf) });
 }
-""".replace("__XXH32__", XXH32_JS.strip())
+""".replace("__XXH32__", XXH32_JS.strip()))
 
 PARTS = ("dom", "text", "frames", "url")
 

@@ -16,6 +16,7 @@ from playwright.async_api import Frame, Page
 from pydantic import BaseModel
 
 from agents.frames import OFFSET_JS, FramePlace, Geometry, Route, frame_offset
+from agents.interactive import inject
 from agents.marks import Mark, iou
 from agents.observation import Box, Element, Observation, StaleRefError, live_locator
 from agents.pipeline import Mechanism, Step
@@ -26,9 +27,10 @@ class SnappingConfig(BaseModel):
 
 # The interactive owner at (x, y) of this document: descends open shadow roots; for an iframe,
 # reports it so the caller can continue inside (same-origin: here; cross-origin: via its Frame).
-_OWNER_JS = r"""
+# Owners are agents/interactive.py's CLICK_OWNER: a control, a <label> or an <option>.
+_OWNER_JS = inject(r"""
 ([x, y]) => {
-  const SEL = "a[href],button,input,select,textarea,summary,option,label,[role],[onclick],[tabindex]";
+  const SEL = __CLICK_OWNER__;
   let el = document.elementFromPoint(x, y);
   let closedHost = false;
   while (el && el.shadowRoot) {
@@ -60,7 +62,7 @@ _OWNER_JS = r"""
            closedHost, interactive: owner.matches(SEL) || pointerish,
            box: [r.left, r.top, r.width, r.height], text: (owner.innerText || owner.value || "").slice(0, 80) };
 }
-"""
+""")
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,11 @@ from playwright.async_api import Page
 from pydantic import BaseModel, ConfigDict
 
 from agents.frames import REACHABLE_JS, frame_offset
+from agents.interactive import inject
 
 # Walks the top document, same-origin frames and open shadow roots; cross-origin frames are read
 # through their own Frame handles (see read_regions) because their documents are not reachable.
-_READ_JS = r"""
+_READ_JS = inject(r"""
 ([ox, oy, vw, vh, occlusion]) => {
   const out = [];
   // With occlusion on, a box is drawn only if something of it is on top at one of five points
@@ -33,7 +34,9 @@ _READ_JS = r"""
     return false;
   };
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
-  const INTERACTIVE = "a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],label";
+  // agents/interactive.py: controls are drawn as regions; a compound row's parent may hold at
+  // most two places to click (controls and labels).
+  const INTERACTIVE = __INTERACTIVE__, CLICKABLE = __CLICKABLE__;
   const visibleBox = (el) => {
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) return null;
@@ -56,12 +59,15 @@ _READ_JS = r"""
     if (t === "INPUT" && (el.type === "checkbox" || el.type === "radio")) return "checkbox";
     if (t === "INPUT" && el.type === "range") return "slider";
     if (t === "INPUT" || t === "TEXTAREA" || t === "SELECT") return "field";
+    if (el.isContentEditable && !el.parentElement?.isContentEditable) return "field";  // an editor
     if (!text) return "icon";
     return "control";
   };
+  // A control, or anything drawn with a pointer cursor. Not a <label>, even one with a pointer:
+  // it is drawn as its control's caption (see `caption` and the compound row), not as a control.
   const looksInteractive = (el) => {
-    if (el.matches(INTERACTIVE)) return el.tagName !== "LABEL";
-    return getComputedStyle(el).cursor === "pointer";
+    if (el.tagName === "LABEL") return false;
+    return el.matches(INTERACTIVE) || getComputedStyle(el).cursor === "pointer";
   };
   const walk = (root, dx, dy) => {
     for (const el of root.querySelectorAll("*")) {
@@ -105,7 +111,7 @@ _READ_JS = r"""
         const pt = norm(parent.innerText);
         const pb = visibleBox(parent);
         if (pb && pt && pt !== text && pt.length <= 60 && pb[2] < vw * 0.9 && pb[3] < 80 &&
-            parent.querySelectorAll(INTERACTIVE).length <= 2 &&
+            parent.querySelectorAll(CLICKABLE).length <= 2 &&
             onTop(parent, parent.getBoundingClientRect())) {
           row = out.length;
           out.push({ box: [pb[0] + dx, pb[1] + dy, pb[2], pb[3]], text: pt, kind: "row", row: -1, small: false, state: "" });
@@ -125,7 +131,7 @@ _READ_JS = r"""
   walk(document, 0, 0);
   return out;
 }
-"""
+""")
 
 
 class Region(BaseModel):

@@ -1,0 +1,38 @@
+"""The one in-page definition of an interactive element: the CSS selectors every JS walker builds on
+(snapping's owner at a point, the fingerprint's control set, the synthetic reader's regions)."""
+
+from __future__ import annotations
+
+import json
+
+# A control in its own right: what a user acts on. Links with a target, native form controls and
+# disclosure summaries; anything a page gave an ARIA role, a click handler attribute or a tab stop;
+# and an editable region (a rich-text editor is a text field even without role="textbox"), but not
+# an island a page marked contenteditable="false" inside one (a mention chip, a widget).
+# The aria-snapshot side of the same notion is agents/observation.py's INTERACTIVE_ROLES.
+INTERACTIVE = ('a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],'
+               '[contenteditable]:not([contenteditable=false i])')
+
+# Where a click does something: a control, or a <label>, which forwards the click to its control
+# (clicking "Remember me" ticks the box) though it is not a control of its own: a walker that
+# lists controls (the fingerprint, the synthetic reader's regions) leaves it out, since its text
+# is already its control's name or caption. The synthetic reader counts these in a row's parent:
+# a row with at most two places to click is drawn as one compound row.
+CLICKABLE = INTERACTIVE + ",label"
+
+# The owner of a click at a point (snapping): where a click does something, or an <option> of a
+# list box drawn in the page (<select multiple>, size > 1), the part a click must land on: its
+# <select>'s centre is another option. Elsewhere an option is part of its select (the select's
+# value holds the choice; in a closed dropdown it has no box at all) and is not counted.
+CLICK_OWNER = CLICKABLE + ",option"
+
+_PLACEHOLDERS = {"__INTERACTIVE__": INTERACTIVE, "__CLICKABLE__": CLICKABLE,
+                 "__CLICK_OWNER__": CLICK_OWNER}
+
+
+def inject(js: str) -> str:
+    """`js` with each placeholder (__INTERACTIVE__, __CLICKABLE__, __CLICK_OWNER__) replaced by its
+    selector as a JS string literal."""
+    for name, selector in _PLACEHOLDERS.items():
+        js = js.replace(name, json.dumps(selector))
+    return js
