@@ -32,8 +32,7 @@ async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
         goal=episode.brief.goal, subgoal=subgoal, marks=marks, history=episode.history,
         excluded=excluded(step), prefer_toggle=episode.prefer_toggle, image=image))
     cost = choice.cost
-    rec.tokens_in += cost.tokens_in
-    rec.tokens_out += cost.tokens_out
+    rec.charge(cost)
     rec.invalid_replies += cost.invalid_replies
     rec.worker_ms += cost.latency_ms
     if choice.reply is None and cost.error_type:

@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tasks.trace import Cost
+
 ErrorKind = Literal["http_error", "timeout", "connection", "bad_response"]
 Message = dict[str, Any]
 
@@ -49,9 +51,7 @@ class OpenAIClientConfig(BaseModel):
 
 class ChatResult(BaseModel):
     content: str
-    tokens_in: int = 0
-    tokens_out: int = 0
-    latency_ms: float = 0.0  # wall time of the whole call, retries and backoff included
+    cost: Cost = Cost()  # latency: wall time of the whole call, retries and backoff included
     attempts: int = 1
     model: str = ""
     finish_reason: str = ""
@@ -253,9 +253,8 @@ class OpenAIClient:
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return ChatResult(
             content=content,
-            tokens_in=_count(usage.get("prompt_tokens")),
-            tokens_out=_count(usage.get("completion_tokens")),
-            latency_ms=latency,
+            cost=Cost(latency_ms=latency, tokens_in=_count(usage.get("prompt_tokens")),
+                      tokens_out=_count(usage.get("completion_tokens"))),
             attempts=attempt,
             model=str(data.get("model") or payload["model"]),
             finish_reason=str(choice.get("finish_reason") or ""),

@@ -70,8 +70,7 @@ async def vision_call(step: Step, subgoal_text: str, hints: list[str], tier: Tie
     rec.perceive_ms += _ms(t0)
     rec.vision_calls += 1
     rec.vision_call = True
-    rec.tokens_in += result.tokens_in
-    rec.tokens_out += result.tokens_out
+    rec.charge(result.cost)
     if hints:  # the coverage pass keeps its own columns; the primary pass's stay as they were
         rec.coverage_tier, rec.coverage_candidates = tier, len(result.candidates)
     else:

@@ -108,8 +108,7 @@ class Prefetch(Mechanism):
         rec.prefetch_used = rec.vision_call = True
         rec.vision_calls += 1
         rec.tier, rec.candidates = got.result.tier, len(result.candidates)
-        rec.tokens_in += result.tokens_in
-        rec.tokens_out += result.tokens_out
+        rec.charge(result.cost)
         rec.perceive_ms += got.result.spent_ms
         return result
 

@@ -7,11 +7,27 @@ to import another. It imports nothing of agents/, harness/, sites/ or reports/."
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # Version of the stored schema: bump it when a field is added, removed or changes type.
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
 SCHEMA_VERSION = 4
+
+
+class Cost(BaseModel):
+    """What one model call (or a decision made of several) cost: wall time, tokens in and out.
+    Every part that calls a model reports it this way (a vision backend in its PerceptionResult,
+    a worker in its Choice) and the step's record adds it up."""
+
+    model_config = ConfigDict(frozen=True)
+    latency_ms: float = Field(0.0, ge=0)
+    tokens_in: int = Field(0, ge=0)
+    tokens_out: int = Field(0, ge=0)
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(latency_ms=self.latency_ms + other.latency_ms,
+                    tokens_in=self.tokens_in + other.tokens_in,
+                    tokens_out=self.tokens_out + other.tokens_out)
 
 
 class StepRecord(BaseModel):
@@ -97,6 +113,11 @@ class StepRecord(BaseModel):
     backoff_ms: float = 0.0
     error_type: str = ""
     error: str = ""
+
+    def charge(self, cost: Cost) -> None:
+        """Add a model call's tokens to this step (its time is counted by the stage that waited)."""
+        self.tokens_in += cost.tokens_in
+        self.tokens_out += cost.tokens_out
 
 
 class EpisodeRecord(BaseModel):

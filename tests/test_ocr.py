@@ -100,7 +100,7 @@ def _find(result: PerceptionResult, label: str) -> Candidate:
 def test_reads_labels_with_boxes_over_the_drawn_text(form, large: PerceptionResult) -> None:
     _, where = form
     result = large
-    assert result.error_type == "" and result.tier == "large" and result.latency_ms > 0
+    assert result.error_type == "" and result.tier == "large" and result.cost.latency_ms > 0
     for label in ("Submit order", "Newsletter"):
         cand = _find(result, label)
         assert 0 <= cand.box.x0 < cand.box.x1 <= 1 and 0 <= cand.box.y0 < cand.box.y1 <= 1
@@ -172,7 +172,7 @@ def test_hints_first_then_subgoal_words_decide_what_survives_the_cap(form) -> No
 def test_bad_image_bytes_are_a_recorded_error(data: bytes) -> None:
     result = _perceive(data, "small")
     assert result.error_type == "perception_error" and result.error
-    assert result.candidates == [] and result.latency_ms >= 0
+    assert result.candidates == [] and result.cost.latency_ms >= 0
 
 
 def test_inference_runs_off_the_event_loop(form) -> None:

@@ -97,8 +97,8 @@ def test_backend_good_reply_and_request(stub: StubOpenAI) -> None:
     assert [c.label for c in res.candidates] == ["Search", "Email"]
     assert res.candidates[0].box.x0 == pytest.approx(0.1)
     assert res.candidates[1].kind == "textbox" and res.candidates[1].confidence == pytest.approx(0.7)
-    assert (res.tier, res.tokens_in, res.tokens_out) == ("large", 321, 45)
-    assert res.latency_ms > 0
+    assert (res.tier, res.cost.tokens_in, res.cost.tokens_out) == ("large", 321, 45)
+    assert res.cost.latency_ms > 0
 
     (req,) = stub.requests
     assert req.path == "/v1/chat/completions"
@@ -148,7 +148,7 @@ def test_backend_bad_json(stub: StubOpenAI) -> None:
     for _ in range(2):
         res = run(b.perceive(png(), "click search", [], "small"))
         assert res.error_type == "bad_json" and res.candidates == [] and res.error
-        assert res.tokens_in == 11  # the call itself succeeded and is still counted
+        assert res.cost.tokens_in == 11  # the call itself succeeded and is still counted
 
 
 def test_backend_wrong_schema(stub: StubOpenAI) -> None:
@@ -282,7 +282,7 @@ def test_no_key_no_authorization_header(stub: StubOpenAI, monkeypatch: pytest.Mo
     monkeypatch.delenv(KEY_ENV)
     stub.queue(StubReply.text("hello"))
     res = run(OpenAIClient(client_config(stub)).chat([{"role": "user", "content": "hi"}]))
-    assert res.content == "hello" and (res.tokens_in, res.tokens_out) == (11, 7)
+    assert res.content == "hello" and (res.cost.tokens_in, res.cost.tokens_out) == (11, 7)
     assert "authorization" not in {k.lower() for k in stub.requests[0].headers}
 
 

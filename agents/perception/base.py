@@ -9,6 +9,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tasks.trace import Cost
+
 Tier = Literal["small", "large"]
 
 
@@ -45,9 +47,7 @@ class Candidate(BaseModel):
 class PerceptionResult(BaseModel):
     candidates: list[Candidate] = []
     tier: Tier = "small"
-    latency_ms: float = 0.0
-    tokens_in: int = 0
-    tokens_out: int = 0
+    cost: Cost = Cost()
     error_type: str = ""
     error: str = ""
 

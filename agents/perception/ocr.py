@@ -17,6 +17,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
+from tasks.trace import Cost
 
 SHAPE_CONFIDENCE = {"checkbox": 0.5, "slider": 0.5, "field": 0.4, "icon": 0.3}
 _STOPWORDS = frozenset({
@@ -516,8 +517,8 @@ class OcrBackend:
                 perceive_sync, image, subgoal, list(hints or []), tier_cfg, limit,
                 self.config.threads)
         except Exception as exc:  # noqa: BLE001 - a backend records errors, it never raises them
-            return PerceptionResult(tier=tier, latency_ms=(time.perf_counter() - start) * 1000,
+            return PerceptionResult(tier=tier, cost=Cost(latency_ms=(time.perf_counter() - start) * 1000),
                                     error_type="perception_error",
                                     error=f"{type(exc).__name__}: {exc}"[:500])
         return PerceptionResult(candidates=candidates, tier=tier,
-                                latency_ms=(time.perf_counter() - start) * 1000)
+                                cost=Cost(latency_ms=(time.perf_counter() - start) * 1000))

@@ -39,6 +39,7 @@ from agents.openai_client import (
     text_part,
 )
 from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
+from tasks.trace import Cost
 
 _EDGE_EPS = 0.005
 _MAX_ERROR = 300
@@ -204,9 +205,10 @@ class OpenAIVisionBackend:
                        cap: int | None = None) -> PerceptionResult:
         t0 = time.perf_counter()
 
-        def result(**kw: Any) -> PerceptionResult:
-            return PerceptionResult(tier=tier, latency_ms=round((time.perf_counter() - t0) * 1000, 2),
-                                    **kw)
+        def result(tokens_in: int = 0, tokens_out: int = 0, **kw: Any) -> PerceptionResult:
+            return PerceptionResult(tier=tier, cost=Cost(
+                latency_ms=round((time.perf_counter() - t0) * 1000, 2), tokens_in=tokens_in,
+                tokens_out=tokens_out), **kw)
 
         try:
             tc = self.config.tier(tier)
@@ -223,7 +225,7 @@ class OpenAIVisionBackend:
             candidates, error_type, error = parse_candidates(reply.content, limit)
             if error_type in ("bad_json", "bad_schema") and reply.finish_reason == "length":
                 error = f"{error} (the reply was cut at max_tokens)"
-            return result(candidates=candidates, tokens_in=reply.tokens_in,
-                          tokens_out=reply.tokens_out, error_type=error_type, error=error)
+            return result(candidates=candidates, tokens_in=reply.cost.tokens_in,
+                          tokens_out=reply.cost.tokens_out, error_type=error_type, error=error)
         except Exception as e:  # noqa: BLE001 - a backend reports, it never crashes the episode
             return result(error_type="internal", error=_short(f"{type(e).__name__}: {e}"))

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
 from agents.perception.visible_geometry import Region, read_regions
 from agents.text_match import coverage, word_set
+from tasks.trace import Cost
 
 
 class SyntheticConfig(BaseModel):
@@ -165,4 +166,4 @@ class SyntheticBackend:
         if wait > 0:
             await asyncio.sleep(wait / 1000)
         return PerceptionResult(candidates=candidates, tier=tier,
-                                latency_ms=round((time.perf_counter() - t0) * 1000, 2))
+                                cost=Cost(latency_ms=round((time.perf_counter() - t0) * 1000, 2)))

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.marks import Mark, TargetIdentity
 from tasks.schema import ActionName, Subgoal
+from tasks.trace import Cost
 
 
 class WorkerReply(BaseModel):
@@ -32,10 +33,9 @@ class WorkerReply(BaseModel):
     reason: str = ""
 
 
-class WorkerCost(BaseModel):
-    latency_ms: float = 0.0
-    tokens_in: int = 0
-    tokens_out: int = 0
+class WorkerCost(Cost):
+    """The decision's model cost, plus the replies that could not be used and why it failed."""
+
     invalid_replies: int = 0
     error_type: str = ""
     error: str = ""

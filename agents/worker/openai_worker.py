@@ -226,8 +226,8 @@ class OpenAIWorker:
                     reply = await self.client.chat(messages)
                 except ModelCallError as e:
                     return None, cost(error_type=e.kind, error=_short(e.message))
-                tokens_in += reply.tokens_in
-                tokens_out += reply.tokens_out
+                tokens_in += reply.cost.tokens_in
+                tokens_out += reply.cost.tokens_out
                 try:
                     return check_reply(reply.content, marks, self.config.allow_point), cost()
                 except InvalidReply as e:

@@ -34,7 +34,7 @@ Matching rule: a control is recalled when some candidate matches one of its sour
     a neighbour still counts when it covers the control's text).
 Text-less controls are "hit" by any non-text candidate (checkbox, slider, field, icon) under the
 same place rule against the control's own box. Latency is the backend's measured wall time per
-call (`PerceptionResult.latency_ms`), after the engine was loaded once; the process CPU time of
+call (`PerceptionResult.cost.latency_ms`), after the engine was loaded once; the process CPU time of
 the call is recorded beside it (ONNX Runtime uses every core, so on an idle machine CPU time is
 up to cores x wall time; on a loaded machine wall time grows and CPU time does not).
 """
@@ -383,7 +383,7 @@ async def bench_page(browser: Browser, settings: BrowserSettings, server: Fixtur
             cpu0 = time.process_time()
             last = await backend.perceive(shot, "", [], tier)  # type: ignore[arg-type]
             tr.cpu_ms.append(round((time.process_time() - cpu0) * 1000, 1))
-            tr.latency_ms.append(round(last.latency_ms, 1))
+            tr.latency_ms.append(round(last.cost.latency_ms, 1))
         assert last is not None
         tr.error = f"{last.error_type}: {last.error}" if last.error_type else ""
         tr.candidates = len(last.candidates)
