@@ -4,13 +4,16 @@ Each mechanism's module holds its config schema (the switch, named after the mod
 parameters); `AgentConfig` is their union, validated once from Hydra's `agent` group. The list is
 in pipeline order, which is also the order a hook asks the mechanisms in: tiers classify a page
 before gating stores the epoch and freshness overlays the last one; gating ends an epoch on a
-navigation before the navigation guard may go back from a challenge page."""
+navigation before the navigation guard may go back from a challenge page. Mechanisms of one's own
+come in by import path (`agent.plugins`), after these."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import Any
 
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.ambient import Ambient, AmbientConfig
 from agents.compound_split import CompoundSplit, CompoundSplitConfig
@@ -30,6 +33,47 @@ from agents.tiers import Tiers, TiersConfig
 from agents.viewport_scope import ViewportScope, ViewportScopeConfig
 
 
+class PluginSpec(BaseModel):
+    """A mechanism from outside groundbench, by import path (`_target_: pkg.module.Class`), with
+    its options beside it. The class subclasses `agents.pipeline.Mechanism`; it may declare its
+    options as a nested pydantic model `Config`, and is then built as `Class(Config(**options))`,
+    else as `Class(**options)`. It is asked after the built-in mechanisms."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+    target: str = Field(alias="_target_", pattern=r"^[A-Za-z_][\w.]*\.[A-Za-z_]\w*$")
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+    @model_validator(mode="after")
+    def _loadable(self) -> PluginSpec:
+        cls = self.load()
+        config = getattr(cls, "Config", None)
+        if isinstance(config, type) and issubclass(config, BaseModel):
+            config.model_validate(self.options)  # a bad option is an error of the config, now
+        return self
+
+    def load(self) -> type[Mechanism]:
+        module, _, name = self.target.rpartition(".")
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"cannot import mechanism {self.target!r}: {exc}") from None
+        if not (isinstance(cls, type) and issubclass(cls, Mechanism)):
+            # a ValueError: pydantic reports it as an error of the config (a TypeError it would not)
+            raise ValueError(  # noqa: TRY004
+                f"{self.target!r} is not a subclass of agents.pipeline.Mechanism")
+        return cls
+
+    def build(self) -> Mechanism:
+        cls = self.load()
+        config = getattr(cls, "Config", None)
+        if isinstance(config, type) and issubclass(config, BaseModel):
+            return cls(config.model_validate(self.options))  # type: ignore[call-arg]
+        return cls(**self.options)
+
+
 class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig,
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
@@ -42,6 +86,8 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
     # nowhere further to look), wait settle_ms, then twice that after the next one in a row, and
     # so on up to backoff_max_ms, before trying again (0: no wait).
     backoff_max_ms: int = Field(1000, ge=0)
+    # Mechanisms from outside groundbench, by import path (see PluginSpec).
+    plugins: tuple[PluginSpec, ...] = ()
 
 
 # (switch, builder) in pipeline order.
@@ -73,7 +119,8 @@ def switches() -> list[str]:
 
 
 def build_mechanisms(config: AgentConfig) -> list[Mechanism]:
-    """A fresh set of mechanisms (they hold an episode's state), the ones switched on, in order."""
+    """A fresh set of mechanisms (they hold an episode's state): the ones switched on, in order,
+    then the plugins."""
     on = {name for name in switches() if getattr(config, name)}
     return [build(config) for name, build in MECHANISMS
-            if name in on and REQUIRES.get(name, name) in on]
+            if name in on and REQUIRES.get(name, name) in on] + [p.build() for p in config.plugins]

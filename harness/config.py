@@ -92,7 +92,12 @@ class RunConfig(_Frozen):
     @property
     def config_hash(self) -> str:
         """Identity of the measured configuration: agent, perception, worker, browser and policy."""
-        part = self.model_dump(include={"agent", "perception", "worker", "browser", "policy"})
+        part = self.model_dump(include={"agent", "perception", "worker", "browser", "policy"},
+                               by_alias=True)
+        if not part["agent"]["plugins"]:
+            # Without plugins the configuration is what it was before plugins existed: its hash
+            # stays the same, so committed baselines and resumed runs still match.
+            del part["agent"]["plugins"]
         return xxhash.xxh64_hexdigest(json.dumps(part, sort_keys=True).encode())
 
 

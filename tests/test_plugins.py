@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+import pandas as pd
 import pytest
 from conftest import run_experiment
 
@@ -63,3 +64,56 @@ def test_a_switched_off_mechanism_never_runs(tmp_path: Path) -> None:
     for name in switches():
         ran = _modules_called(tmp_path / name, [f"agent.{name}=false"])
         assert name not in ran, f"agents/{name}.py ran with agent.{name}=false"
+
+
+_DRAFTS = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Drafts</title>
+<script src="/_gb/gb.js"></script></head>
+<body><h1>Your draft</h1>
+<button type="button" onclick="GB.set({kept: true}); this.textContent = 'Kept'">Keep draft</button>
+<button type="button" onclick="GB.set({deleted: true}); this.textContent = 'Deleted'">Delete draft</button>
+</body></html>
+"""
+
+_DRAFTS_TASK = """id: drafts-delete
+site: drafts
+start: /drafts/index.html
+goal: Delete the draft.
+tags: [test]
+max_steps: 4
+plan:
+  - {action: click, target: Delete draft button, label: Delete draft}
+success:
+  - {path: deleted, equals: true}
+"""
+
+
+@pytest.mark.browser
+def test_the_worked_example_mechanism_changes_what_the_traces_show(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # docs/agent.md, "Adding a mechanism": examples/mechanisms/keep_away.py switched on by its one
+    # config file (examples/conf/experiment/keep_away.yaml) keeps "Delete draft" from the worker.
+    root = AGENTS.parent
+    monkeypatch.syspath_prepend(str(root))
+    (tmp_path / "sites" / "drafts").mkdir(parents=True)
+    (tmp_path / "sites" / "drafts" / "index.html").write_text(_DRAFTS)
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "drafts.yaml").write_text(_DRAFTS_TASK)
+    common = [f"sites.dirs=[{tmp_path / 'sites'}]", f"tasks.dirs=[{tmp_path / 'tasks'}]",
+              "suite=fixtures", "suite.ids=[drafts-delete]", "seeds=[0]", "perception=synthetic",
+              "trace.capture=live", "trace.playwright=false", "trace.screenshots=none"]
+    plain = run_experiment(tmp_path / "plain", common)
+    assert plain.episodes.success.all()
+    guarded = run_experiment(tmp_path / "guarded", [
+        *common, f"hydra.searchpath=[file://{root / 'examples' / 'conf'}]", "experiment=keep_away"])
+    assert not guarded.episodes.success.any()
+    steps = pd.read_parquet(tmp_path / "guarded" / "steps.parquet")
+    assert set(steps.error_type) == {"no_target"} and "Delete draft" not in set(steps.target_name)
+    assert plain.episodes.config_hash.iloc[0] != guarded.episodes.config_hash.iloc[0]
+
+
+def test_the_docs_show_the_example_as_it_is() -> None:
+    root = AGENTS.parent
+    docs = (root / "docs" / "agent.md").read_text()
+    for example in ("examples/mechanisms/keep_away.py", "examples/conf/experiment/keep_away.yaml"):
+        assert (root / example).read_text().rstrip("\n") in docs, f"docs/agent.md shows an old {example}"
