@@ -8,8 +8,7 @@ switched on (agents/factory.py) hook into them. The loop below only sequences th
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Literal
 
 from playwright.async_api import Page
@@ -19,6 +18,7 @@ from agents.brief import Brief
 from agents.factory import AgentConfig, build_mechanisms
 from agents.perception.base import VisionBackend
 from agents.pipeline import Episode, Step
+from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
 from agents.settle import Settler
 from agents.worker.base import PlanFollower, Worker
 from tasks.schema import TARGETED_ACTIONS
@@ -29,41 +29,34 @@ __all__ = ["AgentConfig", "GroundingAgent", "Outcome"]
 UNTARGETED = frozenset({"scroll", "navigate", "back", "wait", "finish"})
 
 
-@dataclass
-class Outcome:
-    steps: int
-    plan_done: bool
-    last_error_type: str = ""
-    screenshots: dict[int, bytes] = field(default_factory=dict)
-    # time.monotonic() of the agent's last action on the page (its last navigation, click, key,
-    # scroll...): the episode's final settle counts from here
-    acted_at: float = 0.0
-
-
-StepSink = Callable[[StepRecord], Awaitable[None] | None]
-# Some suites know the plan only once the start page shows it (MiniWoB's utterance): given the
-# loaded start page and the brief so far, the brief to follow.
-Prepare = Callable[[Page, Brief], Awaitable[Brief]]
-# The environment's own end-of-episode signal (MiniWoB ends an episode on a wrong click).
-EpisodeOver = Callable[[Page], Awaitable[bool]]
-
-
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
 class GroundingAgent:
-    def __init__(self, config: AgentConfig, worker: Worker, backend: VisionBackend | None,
-                 screenshots: Literal["none", "last", "all"] = "none") -> None:
+    """groundbench's grounding agent, an episode policy (agents/policy.py). `backend_for` builds
+    the vision backend for the episode's page (the synthetic model reads the page it runs on)."""
+
+    def __init__(self, config: AgentConfig, worker: Worker, backend: VisionBackend | None = None,
+                 screenshots: Literal["none", "last", "all"] = "none",
+                 backend_for: Callable[[Page], VisionBackend | None] | None = None) -> None:
         self.config = config
         self.worker = worker
         self.backend = backend
+        self.backend_for = backend_for
         self.som = som.Recorder(screenshots)
         self.settler = Settler(config)
+
+    @classmethod
+    def from_setup(cls, setup: PolicySetup) -> GroundingAgent:
+        return cls(setup.agent, setup.worker(), screenshots=setup.screenshots,  # type: ignore[arg-type]
+                   backend_for=setup.backend_for)
 
     async def run(self, page: Page, brief: Brief, on_step: StepSink, prepare: Prepare | None = None,
                   episode_over: EpisodeOver | None = None) -> Outcome:
         cfg = self.config
+        if self.backend_for is not None:
+            self.backend = self.backend_for(page)
         episode = Episode(page=page, brief=brief, worker=self.worker, backend=self.backend,
                           mechanisms=build_mechanisms(cfg), settle=lambda: self._settle(episode),
                           action_timeout_ms=cfg.action_timeout_ms)

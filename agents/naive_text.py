@@ -5,9 +5,12 @@ box, with no enrichment, no frame snapping, no clearing, no state checks and no 
 from __future__ import annotations
 
 import asyncio
+import time
 
 from playwright.async_api import Page
 
+from agents.brief import Brief
+from agents.policy import EpisodeOver, Outcome, Prepare, StepSink
 from tasks.schema import Subgoal
 
 # The first element, in document order, whose own visible text matches; the deepest such element.
@@ -77,3 +80,15 @@ async def run_naive(page: Page, plan: list[Subgoal]) -> int:
             continue
         await page.wait_for_timeout(150)
     return matched
+
+
+class NaiveText:
+    """`policy=naive_text` as an episode policy: the plan, followed naively, nothing checked."""
+
+    async def run(self, page: Page, brief: Brief, on_step: StepSink, prepare: Prepare | None = None,
+                  episode_over: EpisodeOver | None = None) -> Outcome:
+        await page.goto(brief.start_url)
+        if prepare is not None:
+            brief = await prepare(page, brief)
+        await run_naive(page, brief.plan)
+        return Outcome(steps=0, plan_done=True, acted_at=time.monotonic())

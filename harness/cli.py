@@ -61,7 +61,7 @@ def derived_name(resolved: dict, overrides: list[str], ablate: str | None = None
 def load_config(cfg: DictConfig) -> tuple[RunConfig, dict]:
     resolved = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(resolved, dict)
-    if resolved.get("name") is None and resolved.get("policy", "agent") == "agent" and \
+    if resolved.get("name") is None and resolved.get("policy", {}).get("name", "agent") == "agent" and \
             HydraConfig.initialized():
         hydra_cfg = HydraConfig.get()
         resolved["name"] = derived_name(resolved, list(hydra_cfg.overrides.task),

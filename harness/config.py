@@ -16,6 +16,7 @@ from agents.factory import AgentConfig
 from agents.perception.registry import PerceptionConfig
 from agents.worker.registry import WorkerConfig
 from harness.browser import BrowserSettings
+from harness.policies import PolicyConfig
 
 
 class _Frozen(BaseModel):
@@ -62,7 +63,7 @@ class RunConfig(_Frozen):
     worker: WorkerConfig
     suite: SuiteConfig
     browser: BrowserSettings
-    policy: Literal["agent", "oracle", "naive_text"] = "agent"
+    policy: PolicyConfig = PolicyConfig()
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     concurrency: int = Field(2, ge=1, le=64)
     heartbeat_s: float = Field(30, gt=0)
@@ -85,8 +86,10 @@ class RunConfig(_Frozen):
         """A short, readable name of what is being measured (not of seeds or the suite)."""
         if self.name:
             return self.name
-        if self.policy != "agent":
-            return self.policy
+        if self.policy.name == "custom":  # yours: named after its class unless you name it
+            return self.policy.target.rpartition(".")[2]
+        if self.policy.name != "agent":
+            return self.policy.name
         return f"{self.agent.name}/{self.perception.name}/{self.worker.name}"
 
     @property
@@ -101,7 +104,8 @@ class RunConfig(_Frozen):
         return xxhash.xxh64_hexdigest(json.dumps(part, sort_keys=True).encode())
 
 
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
+# The configs ship inside the package (harness/conf links to the top-level conf/ in a checkout).
+CONF = str(Path(__file__).resolve().parent / "conf")
 
 
 def compose_run_config(overrides: list[str]) -> tuple[RunConfig, dict[str, Any]]:

@@ -14,15 +14,14 @@ from urllib.parse import urlsplit
 from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
-from agents.agent import GroundingAgent
 from agents.brief import Brief
-from agents.naive_text import run_naive
 from agents.perception.registry import build_backend
+from agents.policy import PolicySetup
 from agents.worker.registry import build_worker
 from harness.browser import new_episode_context
 from harness.config import RunConfig
 from harness.miniwob_episode import MiniwobEpisode, MiniwobPageError, Verdict
-from harness.oracle import run_oracle
+from harness.policies import build_policy, needs_ground_truth
 from sites.server import FixtureServer, server_errors
 from tasks.miniwob.catalog import MiniwobTask
 from tasks.miniwob.plans import UtteranceError
@@ -118,20 +117,16 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
 
     async def policy(page: Page) -> tuple[bool, str, float]:
         """(plan done, last error type, time.monotonic() of the policy's last action)"""
-        if cfg.policy in ("oracle", "naive_text"):
-            assert isinstance(task, Task)  # the runner refuses these policies for MiniWoB tasks
-            await page.goto(brief.start_url)
-            if cfg.policy == "oracle":
-                await run_oracle(page, task, server.origin())
-            else:
-                await run_naive(page, task.plan)
-            return True, "", time.monotonic()
-        backend = build_backend(cfg.perception, seed, page)
-        worker = build_worker(cfg.worker)
-        agent = GroundingAgent(cfg.agent, worker, backend, screenshots=shot_mode)
+        # Ground truth goes only to a baseline that proves fixtures (the runner refuses such a
+        # policy on suites without it), never to an agent under test.
+        setup = PolicySetup(
+            agent=cfg.agent, backend_for=lambda page: build_backend(cfg.perception, seed, page),
+            worker=lambda: build_worker(cfg.worker), seed=seed, screenshots=shot_mode,
+            ground_truth=task if needs_ground_truth(cfg.policy) else None,
+            base_url=server.origin())
         hooks = {"prepare": miniwob.prepare, "episode_over": miniwob.done} if miniwob else {}
         try:
-            outcome = await agent.run(page, brief, beat, **hooks)
+            outcome = await build_policy(cfg.policy, setup).run(page, brief, beat, **hooks)
         except (UtteranceError, MiniwobPageError) as exc:
             nonlocal detail
             detail = str(exc)[:300]

@@ -3,8 +3,13 @@ task is solvable in this browser. Agents never import this module or see its sel
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 from playwright.async_api import FrameLocator, Locator, Page
 
+from agents.brief import Brief
+from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
 from tasks.schema import OracleStep, Task
 
 
@@ -59,3 +64,23 @@ async def run_oracle(page: Page, task: Task, base_url: str) -> None:
         raise ValueError(f"task {task.id} has no oracle steps")
     for step in task.oracle:
         await run_oracle_step(page, step, base_url)
+
+
+class Oracle:
+    """`policy=oracle`: the task's ground-truth steps as an episode policy (a baseline, not an
+    agent: it is the only policy handed the task's ground truth)."""
+
+    needs_ground_truth = True
+
+    def __init__(self, task: Task, base_url: str) -> None:
+        self.task, self.base_url = task, base_url
+
+    @classmethod
+    def from_setup(cls, setup: PolicySetup, **options: Any) -> Oracle:
+        return cls(setup.ground_truth, setup.base_url)
+
+    async def run(self, page: Page, brief: Brief, on_step: StepSink, prepare: Prepare | None = None,
+                  episode_over: EpisodeOver | None = None) -> Outcome:
+        await page.goto(brief.start_url)
+        await run_oracle(page, self.task, self.base_url)
+        return Outcome(steps=0, plan_done=True, acted_at=time.monotonic())

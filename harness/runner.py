@@ -24,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.browser import find_chromium, launch
 from harness.config import RunConfig
 from harness.episode import run_episode
+from harness.policies import needs_ground_truth
 from harness.traces import PARTS, TraceWriter, remove_unfinished
 from sites.server import FixtureServer
 from tasks.loader import FIXTURE_TASKS, load_tasks, select
@@ -92,9 +93,9 @@ def suite_tasks(cfg: RunConfig) -> list[Task | MiniwobTask]:
         registry = load_tasks([FIXTURE_TASKS, *cfg.tasks.dirs])
         return list(select(registry, cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags))
     tasks = select(load_miniwob_tasks(), cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags)
-    if cfg.policy != "agent":
-        raise SuiteConfigError(f"policy={cfg.policy} needs ground truth that MiniWoB tasks do not "
-                               "carry; run MiniWoB suites with policy=agent")
+    if needs_ground_truth(cfg.policy):
+        raise SuiteConfigError(f"policy={cfg.policy.name} needs ground truth that MiniWoB tasks "
+                               "do not carry; run MiniWoB suites with an agent")
     unplanned = [t.task_type for t in tasks if not t.planned]
     if unplanned and cfg.worker.name == "scripted":
         raise SuiteConfigError(

@@ -1,0 +1,78 @@
+"""Policies by import path (agents/policy.py, harness/policies.py): a step policy of one's own runs
+on the fixture tasks and is graded like groundbench's agent; what cannot run is refused before any
+browser starts, and an answer outside the closed vocabulary is a recorded step."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import run_experiment
+
+from agents.actions import Click
+from agents.policy import PageView, PolicyStep
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMON = ["suite=fixtures", "seeds=[0]", "trace.capture=live", "trace.playwright=false",
+          "trace.screenshots=none"]
+
+
+class OutOfVocabulary:
+    """Answers with something that is not an action (a JavaScript string), then a stale ref."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def act(self, view: PageView) -> object:
+        self.calls += 1
+        return "document.querySelector('button').click()" if self.calls == 1 else \
+            PolicyStep(action=Click(ref="e99999"), vision_calls=1)
+
+
+def _groundbench(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("groundbench")
+    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+def test_the_example_text_match_policy_is_graded_like_any_agent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT))
+    result = run_experiment(tmp_path / "run", [
+        *COMMON, "suite.ids=[noop-follow,disabled-register]", "policy=custom",
+        "policy._target_=examples.policies.text_match.TextMatch"])
+    episodes = result.episodes
+    assert set(episodes.config_name) == {"TextMatch"} and episodes.success.any()
+    steps = pd.read_parquet(tmp_path / "run" / "steps.parquet")
+    assert (steps.path == "policy").all() and (steps.ref != "").any()
+    report = subprocess.run([str(Path(sys.executable).with_name("groundbench-report")),
+                             str(tmp_path / "run")], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert report.returncode == 0, report.stderr
+
+
+def test_an_answer_outside_the_vocabulary_is_a_recorded_action_error(tmp_path: Path) -> None:
+    result = run_experiment(tmp_path, [*COMMON, "suite.ids=[shop-coupon]", "policy=custom",
+                                       "policy._target_=test_policies.OutOfVocabulary"])
+    steps = pd.read_parquet(tmp_path / "steps.parquet")
+    assert steps.error_type.iloc[0] == "action_error"
+    assert "closed vocabulary" in steps.error.iloc[0]
+    assert steps.error_type.iloc[1] == "stale_ref" and steps.vision_calls.iloc[1] == 1
+    assert not result.episodes.success.any() and result.episodes.vision_calls.iloc[0] >= 1
+
+
+@pytest.mark.parametrize(("target", "says"), [
+    ("nosuchpackage.Agent", "cannot import 'nosuchpackage'"),
+    ("json.JSONDecoder", "has neither `async def act"),
+    ("???", "policy=custom needs the class"),
+])
+def test_a_policy_that_cannot_run_is_refused_before_any_browser(tmp_path: Path, target: str,
+                                                                 says: str) -> None:
+    done = _groundbench("policy=custom", f"policy._target_={target}",
+                        f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "run" / "episodes.parquet").exists()
