@@ -9,9 +9,7 @@ come in by import path (`agent.plugins`), after these."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -23,6 +21,7 @@ from agents.direct_navigation import DirectNavigating, DirectNavigationConfig
 from agents.enrichment import Enrichment, EnrichmentConfig
 from agents.freshness import Freshness, FreshnessConfig
 from agents.gating import Gating, GatingConfig
+from agents.imports import ImportTargetError, TargetConfig, load
 from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
 from agents.pipeline import Mechanism
 from agents.prefetch import Prefetch, PrefetchConfig
@@ -33,18 +32,11 @@ from agents.tiers import Tiers, TiersConfig
 from agents.viewport_scope import ViewportScope, ViewportScopeConfig
 
 
-class PluginSpec(BaseModel):
+class PluginSpec(TargetConfig):
     """A mechanism from outside groundbench, by import path (`_target_: pkg.module.Class`), with
     its options beside it. The class subclasses `agents.pipeline.Mechanism`; it may declare its
     options as a nested pydantic model `Config`, and is then built as `Class(Config(**options))`,
     else as `Class(**options)`. It is asked after the built-in mechanisms."""
-
-    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
-    target: str = Field(alias="_target_", pattern=r"^[A-Za-z_][\w.]*\.[A-Za-z_]\w*$")
-
-    @property
-    def options(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
 
     @model_validator(mode="after")
     def _loadable(self) -> PluginSpec:
@@ -55,15 +47,10 @@ class PluginSpec(BaseModel):
         return self
 
     def load(self) -> type[Mechanism]:
-        module, _, name = self.target.rpartition(".")
-        try:
-            cls = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"cannot import mechanism {self.target!r}: {exc}") from None
-        if not (isinstance(cls, type) and issubclass(cls, Mechanism)):
-            # a ValueError: pydantic reports it as an error of the config (a TypeError it would not)
-            raise ValueError(  # noqa: TRY004
-                f"{self.target!r} is not a subclass of agents.pipeline.Mechanism")
+        cls = load(self.target, "mechanism", ("start",))
+        if not issubclass(cls, Mechanism):
+            raise ImportTargetError(f"_target_={self.target!r} is not a subclass of "
+                                    "agents.pipeline.Mechanism")
         return cls
 
     def build(self) -> Mechanism:

@@ -44,6 +44,13 @@ def preset_values(name: str) -> dict:
     return {**values, **raw}
 
 
+def part_label(part: dict) -> str:
+    """A part's name in a configuration's name: a part of your own is named after its class."""
+    if part.get("name") == "custom":
+        return str(part.get("_target_", "custom")).rpartition(".")[2]
+    return str(part["name"])
+
+
 def derived_name(resolved: dict, overrides: list[str], ablate: str | None = None) -> str:
     """preset[switch=value,...]/perception/worker: the agent switches that differ from the
     preset, whether set by `ablate=` or by agent.* overrides."""
@@ -55,7 +62,7 @@ def derived_name(resolved: dict, overrides: list[str], ablate: str | None = None
     switches = sorted(f"{k}={str(agent[k]).lower()}" for k in touched
                       if k != "name" and k in agent and agent[k] != preset.get(k, agent[k]))
     label = agent["name"] + (f"[{','.join(switches)}]" if switches else "")
-    return f"{label}/{resolved['perception']['name']}/{resolved['worker']['name']}"
+    return f"{label}/{part_label(resolved['perception'])}/{part_label(resolved['worker'])}"
 
 
 def load_config(cfg: DictConfig) -> tuple[RunConfig, dict]:

@@ -13,6 +13,7 @@ from omegaconf import OmegaConf
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.factory import AgentConfig
+from agents.imports import TargetConfig
 from agents.perception.registry import PerceptionConfig
 from agents.worker.registry import WorkerConfig
 from harness.browser import BrowserSettings
@@ -90,7 +91,9 @@ class RunConfig(_Frozen):
             return self.policy.target.rpartition(".")[2]
         if self.policy.name != "agent":
             return self.policy.name
-        return f"{self.agent.name}/{self.perception.name}/{self.worker.name}"
+        parts = [p.class_name if isinstance(p, TargetConfig) else p.name
+                 for p in (self.perception, self.worker)]
+        return f"{self.agent.name}/{parts[0]}/{parts[1]}"
 
     @property
     def config_hash(self) -> str:

@@ -6,30 +6,19 @@ BrowserGym-style agent (`get_action`) first in `agents.browsergym.BrowserGymPoli
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from agents.browsergym import BrowserGymPolicy
+from agents.imports import ImportTargetError, TargetConfig, load
 from agents.policy import EpisodePolicy, PolicySetup, StepLoop
 
 
-class PolicyError(ValueError):
-    """A policy that cannot be built: the import fails, or the class has neither `run` nor `act`."""
-
-
-class PolicyConfig(BaseModel):
+class PolicyConfig(TargetConfig):
     """Hydra's `policy` group: a name for traces and reports, an import path, and the options the
     class is built with (every other key)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
     name: str = "agent"
     target: str = Field("agents.agent.GroundingAgent", alias="_target_")
-
-    @property
-    def options(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
 
     @model_validator(mode="after")
     def _loadable(self) -> PolicyConfig:
@@ -38,27 +27,12 @@ class PolicyConfig(BaseModel):
 
 
 def policy_class(config: PolicyConfig) -> type:
-    """The class behind `_target_`, checked: importable, and an episode or a step policy."""
-    if config.target == "???":
-        raise PolicyError("policy=custom needs the class: policy._target_=package.module.Class")
-    module, _, name = config.target.rpartition(".")
-    if not module:
-        raise PolicyError(f"policy._target_={config.target!r} is not an import path "
-                          "(expected package.module.Class)")
+    """The class behind `_target_`: an episode policy (`run`), a step policy (`act`) or a
+    BrowserGym-style agent (`get_action`); see agents/policy.py."""
     try:
-        cls = getattr(importlib.import_module(module), name)
-    except ImportError as exc:
-        raise PolicyError(f"policy._target_={config.target!r}: cannot import {module!r} ({exc}; "
-                          "is its package installed in this environment?)") from None
-    except AttributeError:
-        raise PolicyError(f"policy._target_={config.target!r}: module {module!r} has no "
-                          f"{name!r}") from None
-    if not any(callable(getattr(cls, method, None)) for method in ("run", "act", "get_action")):
-        raise PolicyError(f"policy._target_={config.target!r} has neither `async def act(self, "
-                          "view)` (a step policy) nor `async def run(self, page, brief, on_step, "
-                          "...)` (an episode policy) nor BrowserGym's `get_action(self, obs)`: "
-                          "see agents/policy.py")
-    return cls
+        return load(config.target, "policy", ("run", "act", "get_action"))
+    except ImportTargetError as exc:
+        raise ImportTargetError(f"policy: {exc}") from None
 
 
 def needs_ground_truth(config: PolicyConfig) -> bool:

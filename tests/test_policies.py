@@ -14,6 +14,7 @@ from conftest import run_experiment
 
 from agents.actions import Click
 from agents.policy import PageView, PolicyStep
+from agents.worker.scripted import ScriptedWorker
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMON = ["suite=fixtures", "seeds=[0]", "trace.capture=live", "trace.playwright=false",
@@ -66,8 +67,8 @@ def test_an_answer_outside_the_vocabulary_is_a_recorded_action_error(tmp_path: P
 
 @pytest.mark.parametrize(("target", "says"), [
     ("nosuchpackage.Agent", "cannot import 'nosuchpackage'"),
-    ("json.JSONDecoder", "has neither `async def act"),
-    ("???", "policy=custom needs the class"),
+    ("json.JSONDecoder", "is not a policy: it has no `run` or `act` or `get_action`"),
+    ("???", "a policy of your own needs its class"),
 ])
 def test_a_policy_that_cannot_run_is_refused_before_any_browser(tmp_path: Path, target: str,
                                                                  says: str) -> None:
@@ -76,3 +77,31 @@ def test_a_policy_that_cannot_run_is_refused_before_any_browser(tmp_path: Path, 
     assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "run" / "episodes.parquet").exists()
+
+
+class PlanWorker(ScriptedWorker):
+    """A worker of one's own (here the scripted one under another name) inside groundbench's
+    agent: `worker=custom worker._target_=test_policies.PlanWorker`."""
+
+    def __init__(self, tag: str = "") -> None:
+        self.tag = tag
+
+
+def test_a_vision_backend_of_ones_own_runs_inside_the_agent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT))
+    result = run_experiment(tmp_path, [
+        *COMMON, "suite.ids=[noop-follow,disabled-register]", "perception=custom",
+        "perception._target_=examples.perception.blocks.Blocks", "+perception.cell=8",
+        "worker=custom", "worker._target_=test_policies.PlanWorker", "+worker.tag=mine"])
+    episodes = result.episodes
+    assert set(episodes.config_name) == {"full/Blocks/PlanWorker"}
+    assert episodes.success.any() and (episodes.vision_calls > 0).all()
+
+
+@pytest.mark.parametrize("override", ["perception=custom", "worker=custom"])
+def test_a_part_that_cannot_run_is_refused_before_any_browser(tmp_path: Path, override: str) -> None:
+    group = override.split("=")[0]
+    done = _groundbench(override, f"{group}._target_=json.JSONDecoder",
+                        f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
+    assert done.returncode == 2 and "is not a" in done.stderr and "Traceback" not in done.stderr

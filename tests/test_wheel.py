@@ -6,8 +6,10 @@ pinned packages, no second download); groundbench itself comes only from the whe
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -16,6 +18,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = {
+    "policy": ["policy=custom", "policy._target_=examples.policies.text_match.TextMatch"],
+    "browsergym": ["policy=custom", "policy._target_=examples.browsergym_agent.KeywordAgent"],
+    "perception": ["perception=custom", "perception._target_=examples.perception.blocks.Blocks"],
+    "mechanism": ["hydra.searchpath=[file://examples/conf]", "experiment=keep_away",
+                  "perception=synthetic"],
+}
 
 
 def _readme_ci_recipe() -> list[str]:
@@ -60,3 +69,16 @@ def test_the_wheel_runs_the_readme_ci_recipe_outside_the_checkout(tmp_path: Path
          cwd=work)
     _run([str(bin_dir / "groundbench-report"), "runs/gate"], cwd=work)
     assert (work / "runs" / "gate" / "episodes.parquet").is_file()
+
+    # The examples, copied beside the user's code, run against the installed package.
+    shutil.copytree(ROOT / "examples", work / "examples")
+    env = {**os.environ, "PYTHONPATH": str(work)}
+    for name, override in EXAMPLES.items():
+        args = [str(bin_dir / "groundbench"), *override, "suite=fixtures", "suite.ids=[noop-follow]",
+                "trace.playwright=false", f"hydra.run.dir=runs/{name}"]
+        done = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=300,
+                              check=False)
+        assert done.returncode == 0, f"{name}: {done.stderr[-2000:]}"
+        _run([str(bin_dir / "groundbench-report"), f"runs/{name}"], cwd=work)
+        _run([str(bin_dir / "groundbench-check"), f"runs/{name}", "--baseline",
+              f"{name}.json", "--update"], cwd=work)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from playwright.async_api import Page
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agents.imports import TargetConfig, load
 from agents.perception.base import VisionBackend
 from agents.perception.ocr import OcrBackend, OcrConfig
 from agents.perception.openai_vision import OpenAIVisionBackend, OpenAIVisionConfig
@@ -19,7 +20,19 @@ class NoPerception(BaseModel):
     name: Literal["none"] = "none"
 
 
-AnyPerception = NoPerception | SyntheticConfig | OcrConfig | OpenAIVisionConfig
+class CustomPerception(TargetConfig):
+    """`perception=custom perception._target_=pkg.module.Class`: a vision backend of your own (the
+    `VisionBackend` interface of agents/perception/base.py), built with its options."""
+
+    name: Literal["custom"] = "custom"
+
+    @model_validator(mode="after")
+    def _loadable(self) -> CustomPerception:
+        load(self.target, "vision backend", ("perceive",))
+        return self
+
+
+AnyPerception = NoPerception | SyntheticConfig | OcrConfig | OpenAIVisionConfig | CustomPerception
 PerceptionConfig = Annotated[AnyPerception, Field(discriminator="name")]
 
 
@@ -30,4 +43,6 @@ def build_backend(config: AnyPerception, seed: int, page: Page) -> VisionBackend
         return OcrBackend(config)
     if isinstance(config, OpenAIVisionConfig):
         return OpenAIVisionBackend(config)
+    if isinstance(config, CustomPerception):
+        return load(config.target, "vision backend", ("perceive",))(**config.options)
     return None

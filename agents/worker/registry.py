@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agents.imports import TargetConfig, load
 from agents.worker.base import Worker
 from agents.worker.openai_worker import OpenAIWorker, OpenAIWorkerConfig
 from agents.worker.scripted import ScriptedWorker
@@ -17,11 +18,25 @@ class ScriptedWorkerConfig(BaseModel):
     name: Literal["scripted"] = "scripted"
 
 
-AnyWorker = ScriptedWorkerConfig | OpenAIWorkerConfig
+class CustomWorkerConfig(TargetConfig):
+    """`worker=custom worker._target_=pkg.module.Class`: a worker of your own (the `Worker`
+    interface of agents/worker/base.py) inside groundbench's agent, built with its options."""
+
+    name: Literal["custom"] = "custom"
+
+    @model_validator(mode="after")
+    def _loadable(self) -> CustomWorkerConfig:
+        load(self.target, "worker", ("decide",))
+        return self
+
+
+AnyWorker = ScriptedWorkerConfig | OpenAIWorkerConfig | CustomWorkerConfig
 WorkerConfig = Annotated[AnyWorker, Field(discriminator="name")]
 
 
 def build_worker(config: AnyWorker) -> Worker:
     if isinstance(config, OpenAIWorkerConfig):
         return OpenAIWorker(config)
+    if isinstance(config, CustomWorkerConfig):
+        return load(config.target, "worker", ("decide",))(**config.options)
     return ScriptedWorker()
