@@ -15,6 +15,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +70,14 @@ def test_the_wheel_runs_the_readme_ci_recipe_outside_the_checkout(tmp_path: Path
          cwd=work)
     _run([str(bin_dir / "groundbench-report"), "runs/gate"], cwd=work)
     assert (work / "runs" / "gate" / "episodes.parquet").is_file()
+
+    # A config folder of the user's own goes on top of the packaged one.
+    (work / "conf" / "suite").mkdir(parents=True)
+    (work / "conf" / "suite" / "mine.yaml").write_text(
+        "name: mine\nids: [noop-follow]\ntags: []\nexclude_tags: []\n")
+    _run([str(bin_dir / "groundbench"), "--config-dir", "conf", "suite=mine", "trace.playwright=false",
+          "hydra.run.dir=runs/mine"], cwd=work)
+    assert len(pd.read_parquet(work / "runs" / "mine" / "episodes.parquet")) == 1
 
     # The examples, copied beside the user's code, run against the installed package.
     shutil.copytree(ROOT / "examples", work / "examples")
