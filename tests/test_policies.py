@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 from conftest import run_experiment
 
-from agents.actions import Click
+from agents.actions import Click, Finish
 from agents.policy import PageView, PolicyStep
 from agents.worker.scripted import ScriptedWorker
+from tasks.trace import Cost
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMON = ["suite=fixtures", "seeds=[0]", "trace.capture=live", "trace.playwright=false",
@@ -44,7 +45,7 @@ def test_the_example_text_match_policy_is_graded_like_any_agent(
     monkeypatch.syspath_prepend(str(ROOT))
     result = run_experiment(tmp_path / "run", [
         *COMMON, "suite.ids=[noop-follow,disabled-register]", "policy=custom",
-        "policy._target_=examples.policies.text_match.TextMatch"])
+        "policy._target_=examples.policies.text_match.TextMatch", "+policy.min_overlap=1"])
     episodes = result.episodes
     assert set(episodes.config_name) == {"TextMatch"} and episodes.success.any()
     steps = pd.read_parquet(tmp_path / "run" / "steps.parquet")
@@ -77,6 +78,33 @@ def test_a_policy_that_cannot_run_is_refused_before_any_browser(tmp_path: Path, 
     assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "run" / "episodes.parquet").exists()
+
+
+class MarkPicker:
+    """Asks for the Set-of-Mark listing and clicks the mark that shows the plan step's label."""
+
+    wants_marks = True
+
+    def __init__(self) -> None:
+        self.seen: list[PageView] = []
+
+    async def act(self, view: PageView) -> PolicyStep:
+        self.seen.append(view)
+        assert view.som_image and view.listing.startswith("[1]") and view.steps_left > 0
+        wanted = view.subgoal.label if view.subgoal else None
+        mark = next((m for m in view.marks if wanted and m.label == wanted), None)
+        if mark is None:
+            return PolicyStep(action=Finish(answer="nothing to do"))
+        return PolicyStep(action=Click(ref=mark.ref), vision_calls=1,
+                          cost=Cost(latency_ms=5, tokens_in=100, tokens_out=7))
+
+
+def test_a_step_policy_can_act_on_the_set_of_mark_listing(tmp_path: Path) -> None:
+    result = run_experiment(tmp_path, [*COMMON, "suite.ids=[disabled-register]", "policy=custom",
+                                       "policy._target_=test_policies.MarkPicker"])
+    steps = pd.read_parquet(tmp_path / "steps.parquet")
+    assert (steps[steps.action == "click"].tokens_in == 100).all()
+    assert result.episodes.vision_calls.iloc[0] == steps.vision_calls.sum() > 0
 
 
 class PlanWorker(ScriptedWorker):
