@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from harness.console import console as make_console
 from harness.metrics import (
     EPISODES_FILE,
     RunFolderError,
@@ -335,7 +336,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    console = Console(highlight=False)
+    console = make_console(highlight=False)
     if not console.is_terminal:
         console.width = max(console.width, 140)
     try:

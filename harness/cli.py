@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -13,12 +15,13 @@ from hydra.errors import CompactHydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 from pydantic import ValidationError
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from agents.factory import AgentConfig
 from harness.browser import BrowserNotFoundError
 from harness.config import CONF, RunConfig
+from harness.console import console
 from harness.runner import RunDirInUseError, SuiteConfigError, run, suite_tasks
 from tasks.loader import TaskFileError, UnknownTaskError
 from tasks.miniwob.catalog import MiniwobNotInstalledError, MiniwobTask
@@ -93,14 +96,14 @@ def print_tasks(cfg: RunConfig) -> None:
             table.add_row(t.id, "miniwob", ", ".join(t.tags), "-", why)
         else:
             table.add_row(t.id, t.site, ", ".join(t.tags), str(len(t.plan)), t.goal)
-    Console().print(table)
+    console().print(table)
 
 
 BAD_INPUT = (UsageError, TaskFileError, UnknownTaskError, BrowserNotFoundError, RunDirInUseError,
              SuiteConfigError, MiniwobNotInstalledError)
 FIXES = {
-    TaskFileError: "Fix that field in the file (task format: README, \"Your own sites and tasks\"), "
-                   "or leave its folder out of tasks.dirs.",
+    TaskFileError: "Fix that field in the file (every field: docs/task-format.md), or leave its "
+                   "folder out of tasks.dirs.",
     UnknownTaskError: "Check suite.ids on the command line or in the suite file under conf/suite/; "
                       "`groundbench tasks suite=fixtures` lists every id.",
 }
@@ -115,6 +118,31 @@ def bad_input(message: str) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
+def known_keys(parent: str) -> set[str]:
+    """The keys a config may have at the top (parent "") or inside a group or section."""
+    conf = Path(CONF)
+    if not parent:
+        top = OmegaConf.to_container(OmegaConf.load(conf / "config.yaml"))
+        assert isinstance(top, dict)
+        return {p.name for p in conf.iterdir() if p.is_dir()} | (set(top) - {"defaults"})
+    if parent == "agent":
+        return set(AgentConfig.model_fields)
+    keys: set[str] = set()
+    for path in (conf / parent).glob("*.yaml") if (conf / parent).is_dir() else ():
+        raw = OmegaConf.to_container(OmegaConf.load(path))
+        keys |= set(raw) - {"defaults"} if isinstance(raw, dict) else set()
+    return keys
+
+
+def did_you_mean(key: str) -> str:
+    """' Did you mean `agent`?' for a mistyped key or group, else ''."""
+    parent, _, last = key.lstrip("+~").rpartition(".")
+    if parent.count("."):
+        return ""
+    close = difflib.get_close_matches(last, sorted(known_keys(parent)), n=1, cutoff=0.6)
+    return f" Did you mean '{parent + '.' if parent else ''}{close[0]}'?" if close else ""
+
+
 def config_error(exc: CompactHydraException) -> str:
     """Hydra's message for an override it cannot apply, as one paragraph with the fix."""
     text = " ".join(str(exc).split("Config search path:")[0].split()).rstrip(".") + "."
@@ -122,7 +150,10 @@ def config_error(exc: CompactHydraException) -> str:
           "whole config)."
     cause = exc.__cause__
     if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
-        return f"unknown config key '{cause.full_key}'. {fix} {text}"
+        return f"unknown config key '{cause.full_key}'.{did_you_mean(cause.full_key)} {fix}"
+    overridden = re.search(r"Could not override '([^']+)'", text)
+    if overridden:
+        return f"unknown config key or group '{overridden[1]}'.{did_you_mean(overridden[1])} {fix}"
     return f"{text} {fix}"
 
 
@@ -145,7 +176,7 @@ def _main(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     result = run(run_cfg, run_dir, resolved, show_progress=sys.stderr.isatty())
     ok, episodes, calls = result.tally()
-    Console().print(
+    console().print(
         f"[bold]{escape(run_cfg.config_name)}[/]: {ok}/{episodes} episodes succeeded, "
         f"{calls:.1f} vision calls per episode\n"
         f"traces: {run_dir / 'episodes.parquet'}, {run_dir / 'steps.parquet'}, {run_dir / 'run.json'}"

@@ -54,13 +54,16 @@ def brief_for(task: Task, server: FixtureServer, seed: int) -> Brief:
 
 
 def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, last_error: str,
-             out_of_scope: bool = False, ended_failed: bool = False) -> str:
+             out_of_scope: bool = False, ended_failed: bool = False,
+             start_failed: bool = False) -> str:
     """The failure class; `ended_failed`: the page itself ended the episode with a failing
-    verdict (MiniWoB's reward below full success)."""
+    verdict (MiniWoB's reward below full success); `start_failed`: the start page answered 4xx."""
     if success:
         return ""
     if crashed:
         return "browser_crash"
+    if start_failed:
+        return "start_page_error"
     if timed_out:
         return "timeout"
     if out_of_scope:
@@ -180,7 +183,13 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         failed.append(f"{len(out_of_scope)} requests left the allowed domains "
                       f"(first: {out_of_scope[0]['origin']} {out_of_scope[0]['path']})")
     errors = server_errors(requests)
-    success = success and not timed_out and not crashed and not out_of_scope
+    # The start page answered with an error (a missing file, a broken site): nothing the agent did
+    # afterwards measures grounding.
+    start_path = urlsplit(brief.start_url).path
+    start_failed = [r for r in requests if r["path"].split("?")[0] == start_path
+                    and r["status"] is not None and 400 <= r["status"] < 500]
+    errors = start_failed[:1] + errors
+    success = success and not timed_out and not crashed and not out_of_scope and not start_failed
     server.store.drop(episode_id)
     if context is not None and browser.is_connected():
         keep_trace = diagnose is not None or not (success and cfg.trace.failed_only)
@@ -194,7 +203,8 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         for step, png in screenshots.items():
             (folder / f"step-{step:03d}.png").write_bytes(png)
     failure = classify(success, timed_out, crashed, plan_done, last_error, bool(out_of_scope),
-                       ended_failed=verdict is not None and verdict.done)
+                       ended_failed=verdict is not None and verdict.done,
+                       start_failed=bool(start_failed))
     shown = [detail] if detail else failed if failure else []
     if failure and errors:
         first = errors[0]

@@ -26,7 +26,7 @@ from harness.config import RunConfig
 from harness.episode import run_episode
 from harness.policies import needs_ground_truth
 from harness.traces import PARTS, TraceWriter, remove_unfinished
-from sites.server import FixtureServer
+from sites.server import SITES_ROOT, FixtureServer
 from tasks.loader import FIXTURE_TASKS, load_tasks, select
 from tasks.miniwob.catalog import MOUNT, MiniwobTask, html_root, load_miniwob_tasks
 from tasks.schema import Task
@@ -88,10 +88,27 @@ class SuiteConfigError(ValueError):
     """A suite that cannot run with this configuration (found before any browser starts)."""
 
 
+def site_folders(cfg: RunConfig) -> dict[str, Path]:
+    """The site folders the fixture server will serve, by name (found before it starts)."""
+    try:
+        return FixtureServer.collect_sites([SITES_ROOT, *map(Path, cfg.sites.dirs)])
+    except FileNotFoundError as exc:
+        raise SuiteConfigError(f"sites.dirs: {exc}") from None
+
+
 def suite_tasks(cfg: RunConfig) -> list[Task | MiniwobTask]:
     if cfg.suite.source == "fixtures":
         registry = load_tasks([FIXTURE_TASKS, *cfg.tasks.dirs])
-        return list(select(registry, cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags))
+        tasks = list(select(registry, cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags))
+        sites = site_folders(cfg)
+        unknown = sorted((t.id, t.site) for t in tasks if t.site not in sites)
+        if unknown:
+            task, site = unknown[0]
+            more = f" ({len(unknown) - 1} more tasks name unknown sites)" if len(unknown) > 1 else ""
+            raise SuiteConfigError(
+                f"task {task!r} names site {site!r}, which is no site folder (known: "
+                f"{', '.join(sorted(sites))}); add the folder that holds {site}/ to sites.dirs{more}")
+        return tasks
     tasks = select(load_miniwob_tasks(), cfg.suite.ids, cfg.suite.tags, cfg.suite.exclude_tags)
     if needs_ground_truth(cfg.policy):
         raise SuiteConfigError(f"policy={cfg.policy.name} needs ground truth that MiniWoB tasks "

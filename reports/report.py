@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import html
 import math
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -85,9 +86,14 @@ def default_baseline(names: Sequence[str]) -> str | None:
 
 
 def default_out(dirs: Sequence[Path]) -> Path:
-    """`<DIR>/report` for a sweep folder, `<parent of DIR>/report` for a run folder."""
-    first = dirs[0]
-    return first / "report" if not (first / EPISODES_FILE).is_file() else first.parent / "report"
+    """A folder of the input's own: `<DIR>/report` for one run or sweep folder; for several,
+    `report-<names>` in the folder that holds them all (two reports never share a folder)."""
+    if len(dirs) == 1:
+        return dirs[0] / "report"
+    paths = [d.resolve() for d in dirs]
+    common = Path(os.path.commonpath(paths))
+    names = "+".join(p.relative_to(common).as_posix().replace("/", "-") for p in paths)
+    return common / f"report-{names[:120]}"
 
 
 def interval(mid: float, low: float, high: float, fmt: str = "{:.2f}", scale: float = 1.0,

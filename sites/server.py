@@ -147,7 +147,7 @@ class FixtureServer:
         self._release = threading.Event()
         self.token = secrets.token_hex(16)
         self.store = EpisodeStore()
-        self.site_dirs = self._collect_sites([SITES_ROOT, *map(Path, extra_dirs)])
+        self.site_dirs = self.collect_sites([SITES_ROOT, *map(Path, extra_dirs)])
         for name, folder in (mounts or {}).items():
             if name in self.site_dirs:
                 raise ValueError(f"mount {name!r} would hide the site folder {self.site_dirs[name]}")
@@ -158,7 +158,7 @@ class FixtureServer:
         self._threads: list[threading.Thread] = []
 
     @staticmethod
-    def _collect_sites(roots: list[Path]) -> dict[str, Path]:
+    def collect_sites(roots: list[Path]) -> dict[str, Path]:
         sites: dict[str, Path] = {}
         for root in roots:
             if not root.is_dir():

@@ -123,9 +123,13 @@ def test_single_run_folder_edge_cases(tmp_path: Path) -> None:
     run = write_run(tmp_path / "runs" / "ci",
                     [episode(FULL, "canvas-seat", 0, True, 0, ["canvas", "ci"]),
                      episode(FULL, "dense-colours", 0, False, 3, ["dense"])], artefacts=False)
-    assert default_out([run]) == tmp_path / "runs" / "report"
+    assert default_out([run]) == run / "report"
+    other = write_run(tmp_path / "runs" / "ci2", [episode(FULL, "dense-colours", 1, True, 2, ["dense"])],
+                      artefacts=False)
+    assert default_out([other]) != default_out([run])  # two runs of a day never share a report
+    assert default_out([run, other]) == tmp_path / "runs" / "report-ci+ci2"
     assert main([str(run)]) == 0
-    out = tmp_path / "runs" / "report"
+    out = run / "report"
     for name in ("pareto.png", "tasks.png", "stages.png", "report.md", "summary.csv"):
         assert (out / name).is_file(), name
     assert not (out / "ablation.png").exists()
