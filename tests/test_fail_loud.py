@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import run_experiment
+from pydantic import ValidationError
 
 TASK = """id: my-{name}
 site: {site}
@@ -84,3 +86,29 @@ def test_output_in_a_log_is_not_wrapped_and_help_names_the_commands(tmp_path: Pa
     for command in ("groundbench tasks", "groundbench-report", "groundbench-check", "policy=",
                     "--config-dir"):
         assert command in helped.stdout
+
+
+def test_a_backend_without_its_packages_is_refused_with_the_install_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.config import compose_run_config
+    compose_run_config(["perception=ocr"])  # installed here: accepted
+    monkeypatch.setitem(sys.modules, "cv2", None)  # as if the ocr extra were not installed
+    with pytest.raises(ValidationError, match=r"needs cv2.*pip install 'groundbench\[ocr\]'"):
+        compose_run_config(["perception=ocr"])
+
+
+def test_the_proof_takes_the_same_overrides_as_a_run(tmp_path: Path) -> None:
+    (tmp_path / "sites" / "go").mkdir(parents=True)
+    (tmp_path / "sites" / "go" / "index.html").write_text(
+        '<script src="/_gb/gb.js"></script><button onclick="GB.set({done: true})">Go</button>')
+    tasks = _task(tmp_path / "tasks", "go", "go")
+    with (tasks / "go.yaml").open("a") as f:
+        f.write('oracle:\n  - {do: click, selector: "button"}\n')
+    proof = [sys.executable, "-m", "harness.proof", "--tasks", "my-*", "--seeds", "0"]
+    done = subprocess.run([*proof, f"tasks.dirs=[{tasks}]", f"sites.dirs=[{tmp_path / 'sites'}]",
+                           "--out", str(tmp_path / "proof")], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0 and "my-go" in done.stdout, done.stderr
+    lost = subprocess.run([*proof, f"tasks.dirs=[{tmp_path / 'nope'}]"], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert lost.returncode == 2 and "does not exist" in lost.stderr and "Traceback" not in lost.stderr

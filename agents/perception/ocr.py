@@ -4,7 +4,9 @@ models shipped in its wheel) reads text lines, OpenCV finds text-less widgets by
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import re
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -14,7 +16,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
 from tasks.trace import Cost
@@ -55,6 +57,16 @@ class OcrConfig(BaseModel):
                              max_line_aspect=16.0)
     large: OcrTier = OcrTier(scale=1.0, max_side=2048, cap=80, shapes=True)
     threads: int = Field(0, ge=0, description="ONNX Runtime intra-op threads; 0 = its default")
+
+    @model_validator(mode="after")
+    def _installed(self) -> OcrConfig:
+        """The engine's packages are checked with the config, before any browser starts."""
+        missing = [module for module in ("rapidocr_onnxruntime", "cv2")
+                   if importlib.util.find_spec(module) is None or sys.modules.get(module, ...) is None]
+        if missing:
+            raise ValueError(f"perception=ocr needs {' and '.join(missing)}, which is not installed: "
+                             "pip install 'groundbench[ocr]'")
+        return self
 
 
 # --------------------------------------------------------------------------- engine (singleton)
