@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -13,9 +14,9 @@ import pytest
 from conftest import run_experiment
 
 from agents.actions import Click, Finish
-from agents.policy import PageView, PolicyStep
+from agents.policy import Outcome, PageView, PolicyStep
 from agents.worker.scripted import ScriptedWorker
-from tasks.trace import Cost
+from tasks.trace import Cost, StepRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMON = ["suite=fixtures", "seeds=[0]", "trace.capture=live", "trace.playwright=false",
@@ -133,3 +134,31 @@ def test_a_part_that_cannot_run_is_refused_before_any_browser(tmp_path: Path, ov
     done = _groundbench(override, f"{group}._target_=json.JSONDecoder",
                         f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
     assert done.returncode == 2 and "is not a" in done.stderr and "Traceback" not in done.stderr
+
+
+class LooksOnce:
+    """An episode policy of one's own that uses groundbench's configured vision backend (through
+    `from_setup`): one pass over the start page, recorded as its step."""
+
+    def __init__(self, backend_for) -> None:
+        self.backend_for = backend_for
+
+    @classmethod
+    def from_setup(cls, setup) -> LooksOnce:
+        return cls(setup.backend_for)
+
+    async def run(self, page, brief, on_step, prepare=None, episode_over=None):
+        await page.goto(brief.start_url)
+        backend = self.backend_for(page)
+        result = await backend.perceive(b"", brief.goal, [], "small")
+        on_step(StepRecord(step=0, subgoal_index=0, subgoal_action="look", vision_calls=1,
+                           candidates=len(result.candidates), path="policy"))
+        return Outcome(steps=1, plan_done=False, acted_at=time.monotonic())
+
+
+def test_groundbench_perception_under_a_policy_of_ones_own(tmp_path: Path) -> None:
+    result = run_experiment(tmp_path, [*COMMON, "suite.ids=[shop-coupon]", "policy=custom",
+                                       "policy._target_=test_policies.LooksOnce",
+                                       "perception=synthetic"])
+    steps = pd.read_parquet(tmp_path / "steps.parquet")
+    assert result.episodes.vision_calls.iloc[0] == 1 and steps.candidates.iloc[0] > 0

@@ -25,7 +25,7 @@ CASES = {
     "invalid task file": (lambda t: [f"tasks.dirs=[{bad_task_dir(t)}]"], {},
                           ["no-goal.yaml", "field 'goal'", "Fix that field", "tasks.dirs"]),
     "unknown config key": (lambda t: ["agent.gatting=false"], {},
-                           ["unknown config key 'agent.gatting'", "conf/", "+agent.gatting"]),
+                           ["unknown config key 'agent.gatting'", "conf/", "Did you mean 'agent.gating'?"]),
     "unknown config option": (lambda t: ["perception=gpt"], {},
                               ["perception/gpt", "Available options", "synthetic", "conf/"]),
     "unknown task id": (lambda t: ["suite.ids=[shop-cuopon]"], {},
