@@ -30,9 +30,13 @@ from harness.metrics import (
 )
 from harness.traces import TraceFormatError, read_metadata
 
-BASELINE_FORMAT = 1
+# 2: the baseline also keeps each (task, seed) episode's outcome, for the paired comparison.
+BASELINE_FORMAT = 2
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 SCOPES = ("overall", "task", "tag")
+# Backends whose runs are deterministic per (task, seed): an episode can be compared with its own
+# baseline episode. A model (ocr, openai, yours) is judged by the intervals only.
+DETERMINISTIC_PERCEPTION = frozenset({"synthetic", "none"})
 
 
 class BadInput(Exception):
@@ -130,7 +134,38 @@ def build_baseline(episodes: pd.DataFrame, meta: dict[str, Any], regenerate: str
         "overall": scopes["overall"]["all episodes"],
         "tasks": scopes["task"],
         "tags": scopes["tag"],
+        "episodes": {episode_key(row.task_id, row.seed): {"success": bool(row.success),
+                                                          "vision_calls": int(row.vision_calls)}
+                     for row in episodes.sort_values(["task_id", "seed"]).itertuples()},
     }
+
+
+def episode_key(task_id: object, seed: object) -> str:
+    return f"{task_id}@{int(seed)}"  # type: ignore[call-overload]
+
+
+def paired(baseline: dict[str, Any], episodes: pd.DataFrame) -> list[Verdict]:
+    """Episode by episode: a (task, seed) that succeeded in the baseline and fails now is a
+    regression of its own, however the task's interval looks."""
+    before = baseline.get("episodes") or {}
+    verdicts = []
+    for row in episodes.sort_values(["task_id", "seed"]).itertuples():
+        base = before.get(episode_key(row.task_id, row.seed))
+        if base is not None and base["success"] and not row.success:
+            verdict = Verdict("episode", f"{row.task_id} seed {int(row.seed)}",
+                              {"episodes": 1, "successes": 1, "success_rate": 1.0,
+                               "vision_calls_mean": base["vision_calls"]},
+                              {"episodes": 1, "successes": 0, "success_rate": 0.0,
+                               "vision_calls_mean": int(row.vision_calls)})
+            verdict.failures["flipped"] = (f"succeeded in the baseline, fails now "
+                                           f"({row.failure or 'failed'})")
+            verdicts.append(verdict)
+    return verdicts
+
+
+def is_deterministic(meta: dict[str, Any]) -> bool:
+    perception = ((meta.get("config") or {}).get("perception") or {}).get("name")
+    return perception in DETERMINISTIC_PERCEPTION
 
 
 def read_baseline(path: Path) -> dict[str, Any]:
@@ -280,6 +315,11 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
             console.print(f"[yellow]note[/]: the baseline was recorded for "
                           f"{escape(str(old.get('config_name')))}, this run is {escape(config)}")
         verdicts = compare(old, episodes, rules)
+        if args.paired == "on" or (args.paired == "auto" and is_deterministic(meta)):
+            if not old.get("episodes"):
+                console.print("[yellow]note[/]: the baseline keeps no episodes (format 1): "
+                              "regenerate it for the paired comparison")
+            verdicts += paired(old, episodes)
         render(verdicts, console, args.all, "changes against the baseline")
     if args.update:
         regenerate = args.command or (old or {}).get("regenerate") or default_command(
@@ -295,7 +335,8 @@ def run_check(args: argparse.Namespace, console: Console) -> int:
         console.print(f"[bold red]FAIL[/]: {len(failed)} regression(s) "
                       f"(success below the baseline's {rules.confidence:.0%} Wilson lower bound, "
                       f"or vision calls above baseline × {1 + rules.tolerance_calls:g} + "
-                      f"{rules.slack_calls:g}, or missing):")
+                      f"{rules.slack_calls:g}, a (task, seed) that succeeded in the baseline and "
+                      f"fails now, or missing):")
         for v in failed:
             console.print(f"  {v.scope} {escape(v.name)}: {escape('; '.join(v.failures.values()))}",
                           soft_wrap=True)
@@ -331,6 +372,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--command", default=None,
                    help="with --update: the command that regenerates the baseline, stored in it")
     p.add_argument("--all", action="store_true", help="show unchanged rows too")
+    p.add_argument("--paired", choices=("auto", "on", "off"), default="auto",
+                   help="compare episode by episode too: a (task, seed) that succeeded in the "
+                        "baseline and fails now fails the check (auto: when the run's perception "
+                        "is deterministic, synthetic or none)")
     return p
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from synthetic_runs import episode, write_run
 
-from harness.check import main
+from harness.check import is_deterministic, main
 
 CONFIG = "full/synthetic/scripted"
 TASKS = {"filters-region": ["smoke", "ci", "compound-row"], "iframes-delivery": ["ci", "iframe-same"],
@@ -135,3 +135,28 @@ def test_sweep_picks_the_baselines_config(baseline: Path, tmp_path: Path) -> Non
     assert main([str(sweep), "--baseline", str(baseline)]) == 0
     assert main([str(sweep), "--baseline", str(baseline), "--config",
                  "naive/synthetic/scripted"]) == 1
+
+
+def test_the_paired_gate_catches_one_task_and_seed_flipping(baseline: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # 9/10 is inside the interval of 10/10, so the interval rules pass it; episode by episode,
+    # canvas-seat seed 4 succeeded in the baseline and fails now.
+    run = _run(tmp_path / "now", fails={("canvas-seat", 4)})
+    assert main([str(run), "--baseline", str(baseline), "--paired", "off"]) == 0
+    capsys.readouterr()
+    assert main([str(run), "--baseline", str(baseline), "--paired", "on"]) == 1
+    out = capsys.readouterr().out
+    assert "episode canvas-seat seed 4: succeeded in the baseline, fails now" in out
+    assert main([str(_run(tmp_path / "same")), "--baseline", str(baseline), "--paired", "on"]) == 0
+
+
+def test_the_paired_gate_is_on_for_deterministic_perception_only() -> None:
+    assert is_deterministic({"config": {"perception": {"name": "synthetic"}}})
+    assert is_deterministic({"config": {"perception": {"name": "none"}}})
+    assert not is_deterministic({"config": {"perception": {"name": "openai"}}})
+    assert not is_deterministic({})
+
+
+def test_a_baseline_keeps_every_episode_for_the_paired_gate(baseline: Path) -> None:
+    episodes = json.loads(baseline.read_text())["episodes"]
+    assert len(episodes) == 30 and episodes["canvas-seat@4"] == {"success": True, "vision_calls": 2}
