@@ -25,8 +25,18 @@ $(VENV)/.installed: pyproject.toml
 browser: $(VENV)/.installed
 	$(BIN)/python -m harness.setup_browser
 
+# Without ARGS: the first look (experiment=first_look: full and naive side by side on the smoke
+# tasks, then the report's table and Pareto plot); with ARGS: one run with those overrides.
+FIRST_LOOK ?= runs/first-look
+
 run: setup
+ifeq ($(strip $(ARGS)),)
+	rm -rf $(FIRST_LOOK)
+	$(BIN)/groundbench -m experiment=first_look hydra.sweep.dir=$(FIRST_LOOK)
+	$(BIN)/groundbench-report $(FIRST_LOOK)
+else
 	$(BIN)/groundbench $(ARGS)
+endif
 
 test: unit docs gate
 

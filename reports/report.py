@@ -20,7 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation, Text
-from matplotlib.transforms import Bbox, Transform, offset_copy
+from matplotlib.transforms import Bbox, Transform
 from PIL import Image
 
 from harness.metrics import (
@@ -113,14 +113,47 @@ def slug(text: str) -> str:
 
 # ---- tables ---------------------------------------------------------------------------------
 
+def _bounds(points: pd.DataFrame, column: str, low: str, high: str) -> tuple[np.ndarray, np.ndarray]:
+    """A column's interval, or the values themselves where the table has no interval."""
+    values = points[column].to_numpy(float)
+    if low not in points or high not in points:
+        return values, values
+    return points[low].to_numpy(float), points[high].to_numpy(float)
+
+
 def pareto_frontier(points: pd.DataFrame, x: str = "vision_calls",
                     y: str = "success_rate") -> pd.Series:
-    """True for points no other point beats: fewer or equal calls and higher or equal success,
-    one of them strictly."""
-    xs, ys = points[x].to_numpy(float), points[y].to_numpy(float)
-    on = [not np.any((xs <= xs[i]) & (ys >= ys[i]) & ((xs < xs[i]) | (ys > ys[i])))
-          for i in range(len(points))]
+    """True for points no other point beats. One point beats another when it is better on one axis
+    beyond the intervals (fewer calls: its whole interval lies below the other's; more success:
+    above) and not worse beyond them on the other. Without interval columns the intervals are the
+    values, and this is the plain frontier (fewer or equal calls, higher or equal success)."""
+    x_lo, x_hi = _bounds(points, x, f"{x}_low", f"{x}_high")
+    y_lo, y_hi = _bounds(points, y, "success_low", "success_high")
+    on = []
+    for i in range(len(points)):
+        fewer, more = x_hi < x_lo[i], y_lo > y_hi[i]
+        not_more_calls, not_less_success = ~(x_lo > x_hi[i]), ~(y_hi < y_lo[i])
+        if x_lo[i] == x_hi[i] and y_lo[i] == y_hi[i]:  # no intervals: ties count as not worse
+            fewer, more = x_hi < x_lo[i], y_lo > y_hi[i]
+            not_more_calls, not_less_success = x_lo <= x_hi[i], y_hi >= y_lo[i]
+        beaten = (fewer & not_less_success) | (more & not_more_calls)
+        on.append(not beaten.any())
     return pd.Series(on, index=points.index, name="pareto")
+
+
+def indistinct(points: pd.DataFrame, names: str = "config_name", x: str = "vision_calls",
+               y: str = "success_rate") -> pd.Series:
+    """Per point, the other points whose intervals overlap its own on both axes (the data cannot
+    tell them apart), as "a, b"."""
+    x_lo, x_hi = _bounds(points, x, f"{x}_low", f"{x}_high")
+    y_lo, y_hi = _bounds(points, y, "success_low", "success_high")
+    label = points[names].astype(str).to_numpy()
+    out = []
+    for i in range(len(points)):
+        overlap = (x_lo <= x_hi[i]) & (x_hi >= x_lo[i]) & (y_lo <= y_hi[i]) & (y_hi >= y_lo[i])
+        overlap[i] = False
+        out.append(", ".join(label[overlap]))
+    return pd.Series(out, index=points.index, name="indistinct_from")
 
 
 PAIR_KEYS = ["task_id", "seed"]
@@ -260,13 +293,13 @@ def plot_pareto(summary: pd.DataFrame, labels: dict[str, str], colours: dict, pa
     fig, ax = _figure(8.5, 6)
     xs = summary["vision_calls"].to_numpy(float)
     ys = summary["success_rate"].to_numpy(float)
-    # Configs at the same point are drawn side by side (a few points apart) so none is hidden.
+    # Configs with the same values are one point, labelled with all their names ("a = b"), not
+    # drawn side by side where the eye would read a difference.
     spots = list(zip(np.round(xs, 6), np.round(ys, 6), strict=True))
-    transforms = []
-    for i, spot in enumerate(spots):
-        same = [j for j, other in enumerate(spots) if other == spot]
-        dx = 9 * (same.index(i) - (len(same) - 1) / 2)
-        transforms.append(offset_copy(ax.transData, fig=fig, x=dx, y=0, units="points"))
+    first = [spots.index(spot) == i for i, spot in enumerate(spots)]
+    names = [labels[c] for c in summary["config_name"]]
+    joined = [" = ".join(n for n, s in zip(names, spots, strict=True) if s == spot) for spot in spots]
+    transforms = [ax.transData for _ in spots]
     for row, transform in zip(summary.itertuples(), transforms, strict=True):
         xerr = [[row.vision_calls - row.vision_calls_low], [row.vision_calls_high - row.vision_calls]]
         yerr = [[row.success_rate - row.success_low], [row.success_high - row.success_rate]]
@@ -297,9 +330,9 @@ def plot_pareto(summary: pd.DataFrame, labels: dict[str, str], colours: dict, pa
                                                   (row.vision_calls_high, row.success_high)])
         (px, py) = transform.transform((row.vision_calls, row.success_rate))
         bars += [Bbox.from_extents(px - 5, y0, px + 5, y1), Bbox.from_extents(x0, py - 5, x1, py + 5)]
-    _place_labels(fig, ax, [(x, y, t) for x, y, t in zip(xs, ys, transforms, strict=True)],
-                  [labels[c] for c in summary["config_name"]],
-                  [colours[c] for c in summary["config_name"]], bars)
+    keep = [i for i, f in enumerate(first) if f]
+    _place_labels(fig, ax, [(xs[i], ys[i], transforms[i]) for i in keep], [joined[i] for i in keep],
+                  [colours[summary["config_name"].iloc[i]] for i in keep], bars)
     fig.savefig(path)
 
 
@@ -482,6 +515,8 @@ def _summary_columns(summary: pd.DataFrame, labels: dict[str, str]) -> pd.DataFr
                                 for r in summary.itertuples()],
         "steps/episode": summary["steps"].round(1),
         "Pareto": ["yes" if p else "" for p in summary["pareto"]],
+        "overlaps (both intervals)": summary["indistinct_from"].map(
+            lambda names: ", ".join(labels.get(n, n) for n in names.split(", ")) if names else ""),
     })
 
 
@@ -541,6 +576,7 @@ def build_report(dirs: Sequence[Path], out: Path, opts: Options = Options()) -> 
     summary = summarise(episodes, "config_name", conf, opts.seed)
     summary = summary.set_index("config_name").loc[order].reset_index()
     summary["pareto"] = pareto_frontier(summary)
+    summary["indistinct_from"] = indistinct(summary)
     summary.to_csv(out / "summary.csv", index=False)
 
     md: list[str] = [
@@ -677,8 +713,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
                         help="run folders or sweep folders (searched for episodes.parquet)")
     parser.add_argument("--out", type=Path, default=None,
-                        help="output folder (default: DIR/report for a sweep folder, "
-                             "DIR/../report for a run folder; DIR is the first one given)")
+                        help="output folder (default: DIR/report, a folder of the input's own; "
+                             "for several inputs report-NAME+NAME in the folder holding them)")
     parser.add_argument("--baseline", default=None,
                         help="config the ablation compares against (default: the plain full/... agent)")
     parser.add_argument("--max-failures", type=int, default=40,
@@ -693,6 +729,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RunFolderError, TraceFormatError) as exc:
         print(f"groundbench-report: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    summary = pd.read_csv(report.parent / "summary.csv")
+    rows = [(str(r.config_name), f"{r.successes}/{r.episodes} ({r.success_rate:.0%})",
+             f"{r.vision_calls:.2f}") for r in summary.itertuples()]
+    width = max(len("config"), *(len(r[0]) for r in rows))
+    print(f"{'config':<{width}}  {'success':>14}  {'vision calls/episode':>20}")
+    for name, success, calls in rows:
+        print(f"{name:<{width}}  {success:>14}  {calls:>20}")
+    print(f"Pareto plot: {report.parent / 'pareto.png'}")
     print(f"report: {report} (and {report.with_suffix('.html').name}, plots, CSV tables in "
           f"{report.parent})")
     return 0

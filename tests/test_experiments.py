@@ -107,3 +107,17 @@ def test_same_seed_reproduces_the_same_steps(tmp_path: Path) -> None:
     steps_a = pd.read_parquet(a.run_dir / "steps.parquet")[STEP_COLUMNS].sort_values(["task_id", "seed", "step"])
     steps_b = pd.read_parquet(b.run_dir / "steps.parquet")[STEP_COLUMNS].sort_values(["task_id", "seed", "step"])
     pd.testing.assert_frame_equal(steps_a.reset_index(drop=True), steps_b.reset_index(drop=True))
+
+
+def test_the_first_look_shows_vision_calls_against_success(tmp_path: Path) -> None:
+    # What `make run` runs on a fresh clone: full and naive side by side, then the report's table.
+    proc = groundbench("-m", "experiment=first_look", f"hydra.sweep.dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr
+    report = subprocess.run([str(Path(sys.executable).with_name("groundbench-report")), str(tmp_path)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert report.returncode == 0, report.stderr
+    lines = report.stdout.splitlines()
+    full = next(line for line in lines if line.startswith("full/synthetic/scripted"))
+    naive = next(line for line in lines if line.startswith("naive/synthetic/scripted"))
+    assert float(full.split()[-1]) < float(naive.split()[-1])  # gating and prefetch save calls
+    assert (tmp_path / "report" / "pareto.png").is_file() and "Pareto plot:" in report.stdout

@@ -9,7 +9,14 @@ import pandas as pd
 import pytest
 from synthetic_runs import episode, write_run
 
-from reports.report import default_baseline, default_out, main, pareto_frontier, short_labels
+from reports.report import (
+    default_baseline,
+    default_out,
+    indistinct,
+    main,
+    pareto_frontier,
+    short_labels,
+)
 
 FULL = "full/synthetic/scripted"
 NOGATE = "full[gating=false]/synthetic/scripted"
@@ -55,7 +62,9 @@ def test_summary_numbers(report: Path) -> None:
     assert summary.loc[NAIVE, "success_rate"] == pytest.approx(4 / 8)
     assert summary.loc[NOGATE, "vision_calls"] == pytest.approx(4.0)
     assert summary.loc[FULL, "success_low"] == pytest.approx(0.5291, abs=1e-3)
-    assert summary["pareto"].to_dict() == {FULL: True, NOGATE: False, NAIVE: True}
+    # naive uses fewer calls beyond any interval, and 7/8 against 4/8 is within the intervals:
+    # on 8 episodes the data cannot say full succeeds more, so only naive is on the frontier.
+    assert summary["pareto"].to_dict() == {FULL: False, NOGATE: False, NAIVE: True}
     md = (report / "report.md").read_text()
     assert "| full | 8 | 7/8 | 88% [53%, 98%] | 2.00 |" in md
     assert "perception/worker `synthetic/scripted`" in md
@@ -168,3 +177,17 @@ def test_baseline_option_and_bad_input(sweep: Path, tmp_path: Path,
     assert main([str(tmp_path / "missing")]) == 2
     err = capsys.readouterr().err
     assert "is none of the configs" in err and "is not a folder" in err
+
+
+def test_the_frontier_reads_the_intervals() -> None:
+    # full[snapping=false] used 2.97 calls against full's 3.00, inside each other's intervals, and
+    # succeeded clearly less: full beats it, whatever the point estimates of the calls say.
+    points = pd.DataFrame({
+        "config_name": ["full", "snapping-off", "twin"],
+        "vision_calls": [3.00, 2.97, 3.02], "vision_calls_low": [2.8, 2.8, 2.85],
+        "vision_calls_high": [3.2, 3.15, 3.2],
+        "success_rate": [1.0, 0.78, 0.98], "success_low": [0.96, 0.70, 0.93],
+        "success_high": [1.0, 0.85, 1.0]})
+    assert pareto_frontier(points).tolist() == [True, False, True]
+    # full and twin cannot be told apart on either axis: each is marked as overlapping the other.
+    assert indistinct(points).tolist() == ["twin", "", "full"]
