@@ -23,14 +23,20 @@ def groundbench(*args: str) -> subprocess.CompletedProcess:
                           timeout=600, check=False)
 
 
+# Experiments that measure (over the fixtures, 5 seeds or more, an ablation axis); the first look
+# is a quick demonstration on the smoke tasks (tested on its own below).
+MEASURING = [name for name in EXPERIMENTS if name != "first_look"]
+
+
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_experiment_composes(name: str) -> None:
     cfg, resolved = compose_config([f"experiment={name}"])
-    assert cfg.perception.name == "synthetic" and len(cfg.seeds) >= 5
-    assert resolved["suite"]["name"] in ("fixtures", "efficiency")
+    assert cfg.perception.name == "synthetic"
+    if name in MEASURING:
+        assert len(cfg.seeds) >= 5 and resolved["suite"]["name"] in ("fixtures", "efficiency")
 
 
-@pytest.mark.parametrize("name", EXPERIMENTS)
+@pytest.mark.parametrize("name", MEASURING)
 def test_experiment_composes_on_the_slurm_launcher(name: str) -> None:
     from hydra import compose, initialize_config_dir
 
