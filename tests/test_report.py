@@ -9,14 +9,8 @@ import pandas as pd
 import pytest
 from synthetic_runs import episode, write_run
 
-from reports.report import (
-    default_baseline,
-    default_out,
-    indistinct,
-    main,
-    pareto_frontier,
-    short_labels,
-)
+from reports.frontier import indistinct, pareto_frontier
+from reports.report import default_baseline, default_out, main, short_labels
 
 FULL = "full/synthetic/scripted"
 NOGATE = "full[gating=false]/synthetic/scripted"
