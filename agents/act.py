@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
@@ -33,6 +34,9 @@ from agents.observation import StaleRefError
 from agents.pipeline import Step
 from agents.worker.base import WorkerReply
 
+if TYPE_CHECKING:
+    from agents.snapping import Owner
+
 
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
@@ -42,7 +46,8 @@ def _first_error_line(exc: Exception) -> str:
     return str(exc).splitlines()[0][:300]
 
 
-async def _owner_at(step: Step, x: float, y: float):
+async def _owner_at(step: Step, x: float, y: float) -> tuple[bool, Owner | None]:
+    """(whether some mechanism can name what is at a point, the owner it names there)."""
     for m in step.episode.mechanisms:
         if m.resolves_points:
             return True, await m.owner_at(step.page, x, y)

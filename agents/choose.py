@@ -8,7 +8,7 @@ import time
 
 from agents import perceive, som
 from agents.marks import Mark
-from agents.pipeline import Step
+from agents.pipeline import Step, Unseen
 from agents.worker.base import Choice, ChoiceRequest, PlanFollower
 from tasks.schema import Subgoal
 
@@ -52,7 +52,7 @@ class SecondLook:
         step.unseen = missed(step)
 
 
-def missed(step: Step) -> object:
+def missed(step: Step) -> Unseen | None:
     return next((u for m in step.episode.mechanisms if (u := m.missed(step)) is not None), None)
 
 
@@ -69,7 +69,7 @@ async def choose(step: Step) -> None:
     if unseen is not None and unseen.in_view and choice.reply is None and not choice.satisfied:
         for m in step.episode.mechanisms:
             if await m.hidden(step, unseen.mark):
-                step.unseen = type(unseen)(unseen.mark, False)
+                step.unseen = Unseen(unseen.mark, False)
                 break
 
 
