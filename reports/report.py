@@ -86,6 +86,12 @@ def default_baseline(names: Sequence[str]) -> str | None:
     return (plain or sorted(n for n, a in agents.items() if all_on(a)) or [None])[0]
 
 
+def playwright_command() -> str:
+    """The `playwright` of this environment (a venv's is not on PATH unless it is activated)."""
+    here = Path(sys.executable).with_name("playwright")
+    return str(here) if here.is_file() else "playwright"
+
+
 def default_out(dirs: Sequence[Path]) -> Path:
     """A folder of the input's own: `<DIR>/report` for one run or sweep folder; for several,
     `report-<names>` in the folder that holds them all (two reports never share a folder)."""
@@ -450,7 +456,7 @@ def gallery(episodes: pd.DataFrame, steps: pd.DataFrame, order: Sequence[str],
             lines.append("- no Set-of-Mark image recorded for this episode")
         trace = run_dir / "playwright" / f"{ep.episode_id}.zip"
         if trace.is_file():
-            lines.append(f"- Playwright trace: `playwright show-trace {trace.resolve()}`")
+            lines.append(f"- Playwright trace: `{playwright_command()} show-trace {trace.resolve()}`")
         else:
             lines.append("- no Playwright trace recorded for this episode")
         lines.append("")

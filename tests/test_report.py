@@ -10,7 +10,7 @@ import pytest
 from synthetic_runs import episode, write_run
 
 from reports.frontier import indistinct, pareto_frontier
-from reports.report import default_baseline, default_out, main, short_labels
+from reports.report import default_baseline, default_out, main, playwright_command, short_labels
 
 FULL = "full/synthetic/scripted"
 NOGATE = "full[gating=false]/synthetic/scripted"
@@ -90,7 +90,8 @@ def test_failure_gallery(report: Path) -> None:
     assert len(failures) == 6
     assert len(list((report / "failures").glob("*.png"))) == 6
     assert "### filters-region · seed 0 · naive" in md
-    assert "playwright show-trace " in md and md.count("![filters-region") == 4
+    assert f"{playwright_command()} show-trace " in md and md.count("![filters-region") == 4
+    assert Path(playwright_command()).is_file()  # the venv's own binary, runnable as shown
     assert "- failure: **wrong_target** — filters.region != Canada" in md
 
 
