@@ -68,9 +68,10 @@ async def vision_call(step: Step, subgoal_text: str, hints: list[str], tier: Tie
     step.png = step.png or png or None
     result = await backend.perceive(png, subgoal_text, hints, tier, cap)
     rec.perceive_ms += _ms(t0)
-    rec.vision_calls += 1
-    rec.vision_call = True
     rec.charge(result.cost)
+    if not result.error_type:  # a failed call is recorded below, never counted as a vision call
+        rec.vision_calls += 1
+        rec.vision_call = True
     if hints:  # the coverage pass keeps its own columns; the primary pass's stay as they were
         rec.coverage_tier, rec.coverage_candidates = tier, len(result.candidates)
     else:

@@ -105,6 +105,8 @@ class Prefetch(Mechanism):
         if got.result is None:
             return None
         result = got.result.result
+        if result.error_type:  # a failed pass is no vision call: look again now
+            return None
         rec.prefetch_used = rec.vision_call = True
         rec.vision_calls += 1
         rec.tier, rec.candidates = got.result.tier, len(result.candidates)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import hydra
+import pandas as pd
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import CompactHydraException
 from omegaconf import DictConfig, OmegaConf
@@ -176,11 +177,18 @@ def _main(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     result = run(run_cfg, run_dir, resolved, show_progress=sys.stderr.isatty())
     ok, episodes, calls = result.tally()
-    console().print(
-        f"[bold]{escape(run_cfg.config_name)}[/]: {ok}/{episodes} episodes succeeded, "
-        f"{calls:.1f} vision calls per episode\n"
-        f"traces: {run_dir / 'episodes.parquet'}, {run_dir / 'steps.parquet'}, {run_dir / 'run.json'}"
-    )
+    out = console()
+    out.print(f"[bold]{escape(run_cfg.config_name)}[/]: {ok}/{episodes} episodes succeeded, "
+              f"{calls:.1f} vision calls per episode")
+    table = pd.read_parquet(run_dir / "episodes.parquet", columns=["success", "failure",
+                                                                   "failure_detail"])
+    failed = table[~table["success"]]
+    for failure, group in failed.groupby("failure", sort=True):
+        first = str(group["failure_detail"].iloc[0])[:200]
+        out.print(f"  {escape(str(failure))}: {len(group)}" + (f" (first: {escape(first)})"
+                                                              if first else ""))
+    out.print(f"traces: {run_dir / 'episodes.parquet'}, {run_dir / 'steps.parquet'}, "
+              f"{run_dir / 'run.json'}")
 
 
 def main() -> None:

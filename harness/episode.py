@@ -55,7 +55,7 @@ def brief_for(task: Task, server: FixtureServer, seed: int) -> Brief:
 
 def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, last_error: str,
              out_of_scope: bool = False, ended_failed: bool = False,
-             start_failed: bool = False) -> str:
+             start_failed: bool = False, perception_failed: bool = False) -> str:
     """The failure class; `ended_failed`: the page itself ended the episode with a failing
     verdict (MiniWoB's reward below full success); `start_failed`: the start page answered 4xx."""
     if success:
@@ -64,6 +64,8 @@ def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, las
         return "browser_crash"
     if start_failed:
         return "start_page_error"
+    if perception_failed:
+        return "perception_error"  # the model never answered usably: no grounding was measured
     if timed_out:
         return "timeout"
     if out_of_scope:
@@ -183,6 +185,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
         failed.append(f"{len(out_of_scope)} requests left the allowed domains "
                       f"(first: {out_of_scope[0]['origin']} {out_of_scope[0]['path']})")
     errors = server_errors(requests)
+    perception_errors = [s.perception_error for s in steps if s.perception_error]
     # The start page answered with an error (a missing file, a broken site): nothing the agent did
     # afterwards measures grounding.
     start_path = urlsplit(brief.start_url).path
@@ -204,8 +207,12 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
             (folder / f"step-{step:03d}.png").write_bytes(png)
     failure = classify(success, timed_out, crashed, plan_done, last_error, bool(out_of_scope),
                        ended_failed=verdict is not None and verdict.done,
-                       start_failed=bool(start_failed))
+                       start_failed=bool(start_failed),
+                       perception_failed=bool(perception_errors) and not any(
+                           s.vision_call for s in steps))
     shown = [detail] if detail else failed if failure else []
+    if failure == "perception_error":
+        shown = [f"{len(perception_errors)} failed model calls (first: {perception_errors[0]})"]
     if failure and errors:
         first = errors[0]
         shown.append(f"server errors: {len(errors)} (first: {first['status'] or 'stalled'} "

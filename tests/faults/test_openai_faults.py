@@ -33,10 +33,14 @@ def test_model_faults_are_retried_with_backoff_and_recorded(tmp_path: Path) -> N
             "trace.capture=live"])  # no recorded rerun of the failed episode: it would call again
         arrivals = [r.t for r in stub.requests]
     episode = result.episodes.iloc[0]
-    assert not episode.success and episode.failure == "no_target", episode.failure_detail
+    # No call answered usably: the episode is a perception failure, and a failed call is no
+    # vision call (the budget counts what the model delivered).
+    assert not episode.success and episode.failure == "perception_error", episode.failure_detail
+    assert "failed model calls (first: http_error" in episode.failure_detail
+    assert episode.vision_calls == 0
     steps = pd.read_parquet(tmp_path / "steps.parquet")
     errors = [e for e in steps.perception_error if e]
-    assert len(errors) == steps.vision_calls.sum() == len(steps) >= 5
+    assert len(errors) == len(steps) >= 5 and steps.vision_calls.sum() == 0
     assert [e.split(":")[0] for e in errors] == [
         "http_error", "timeout", "bad_response", "invalid_boxes"] + ["bad_json"] * (len(errors) - 4)
     assert "500" in errors[0] and f"after {1 + RETRIES} attempts" in errors[0]
