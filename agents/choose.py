@@ -17,10 +17,6 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-def excluded(step: Step) -> frozenset:
-    return frozenset().union(*(m.excluded() for m in step.episode.mechanisms))
-
-
 async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
     """One decision of the worker on this listing; its cost goes to the step's record."""
     episode, rec = step.episode, step.rec
@@ -30,7 +26,7 @@ async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
         image = som.draw(await step.page.screenshot(), marks, (size["width"], size["height"]))
     choice = await episode.worker.decide(ChoiceRequest(
         goal=episode.brief.goal, subgoal=subgoal, marks=marks, history=episode.history,
-        excluded=excluded(step), prefer_toggle=episode.prefer_toggle, image=image))
+        excluded=episode.excluded(), prefer_toggle=episode.prefer_toggle, image=image))
     cost = choice.cost
     rec.charge(cost)
     rec.invalid_replies += cost.invalid_replies
@@ -82,7 +78,7 @@ async def reveal(step: Step) -> Choice | None:
     closed = [m for m in step.marks if opener_key(m) not in episode.revealed
               and m.states.get("expanded") != "true" and m.states.get("selected") != "true"]
     opener = worker.match(Subgoal(action="click", target=step.subgoal.reveal, nth=1), closed,
-                          excluded(step), episode.prefer_toggle)
+                          episode.excluded(), episode.prefer_toggle)
     if opener.reply is None or opener.mark is None:
         return None
     episode.revealed.add(opener_key(opener.mark))

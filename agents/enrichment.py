@@ -76,7 +76,7 @@ class Enrichment(Mechanism):
         if step.episode.backend is None or not isinstance(worker, PlanFollower) or step.obs is None:
             return None
         best = worker.match(step.subgoal, dom_marks(step.placed, step.obs.id),
-                            _excluded(step), step.episode.prefer_toggle)
+                            step.episode.excluded(), step.episode.prefer_toggle)
         chosen = choice.mark if choice is not None else None
         if best.mark is None or (chosen is not None and choice is not None
                                  and best.score <= choice.score + MISSED_MARGIN):
@@ -85,6 +85,3 @@ class Enrichment(Mechanism):
         box = best.mark.box
         return Unseen(best.mark, box.y + box.height > 0 and box.y < size["height"])
 
-
-def _excluded(step: Step) -> frozenset:
-    return frozenset().union(*(m.excluded() for m in step.episode.mechanisms))

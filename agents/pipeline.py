@@ -65,6 +65,10 @@ class Episode:
     def vision_text(self, subgoal: Subgoal) -> str:
         return next((t for m in self.mechanisms if (t := m.vision_text(subgoal)) is not None), "")
 
+    def excluded(self) -> frozenset[TargetIdentity]:
+        """Targets no worker may choose now (found dead)."""
+        return frozenset().union(*(m.excluded() for m in self.mechanisms))
+
     def tier(self, url: str) -> Tier:
         return next((t for m in self.mechanisms if (t := m.tier(url)) is not None), "small")
 

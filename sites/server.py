@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
+from tasks.state_paths import get_path, set_path
+
 SITES_ROOT = Path(__file__).resolve().parent
 GB_JS = SITES_ROOT / "_gb" / "gb.js"
 EPISODE_COOKIE = "gb_episode"
@@ -31,26 +33,6 @@ MAX_BODY = 1 << 20
 FAULTS = ("500", "stall")
 # Request-log status of a request the server held open without answering (a "stall" fault).
 STALLED = 0
-
-
-def set_path(state: dict[str, Any], dotted: str, value: Any) -> None:
-    keys = dotted.split(".")
-    node = state
-    for key in keys[:-1]:
-        child = node.get(key)
-        if not isinstance(child, dict):
-            child = node[key] = {}
-        node = child
-    node[keys[-1]] = value
-
-
-def get_path(state: dict[str, Any], dotted: str, default: Any = None) -> Any:
-    node: Any = state
-    for key in dotted.split("."):
-        if not isinstance(node, dict) or key not in node:
-            return default
-        node = node[key]
-    return node
 
 
 @dataclass

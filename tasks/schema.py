@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tasks.state_paths import get_path
+
 ActionName = Literal[
     "click", "type", "select", "set_value", "scroll", "navigate", "back", "wait", "expand",
     "read", "finish",
@@ -103,17 +105,6 @@ class UrlGrammar(_Strict):
                                                 "(0: the grammar is declared but not a shortcut)")
     expect: dict[str, str] = Field(default_factory=dict,
                                    description="words the landing page must show (default: params)")
-
-
-def get_path(state: dict[str, Any], dotted: str, default: Any = None) -> Any:
-    """The value at an assertion's dotted path ("cart.items") in a server state, else `default`
-    (the fixture server writes state by the same paths)."""
-    node: Any = state
-    for key in dotted.split("."):
-        if not isinstance(node, dict) or key not in node:
-            return default
-        node = node[key]
-    return node
 
 
 class Task(_Strict):
