@@ -200,5 +200,15 @@ async def _execute_at_point(page: Page, action: _Targeted, point: tuple[float, f
     return ""
 
 
+async def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Press at `start`, move to `end` in small steps (drag libraries listen to the moves in
+    between), release: real mouse events, as a person drags."""
+    await page.mouse.move(*start)
+    await page.mouse.down()
+    await page.mouse.move(start[0] + 2, start[1] + 2, steps=2)
+    await page.mouse.move(*end, steps=12)
+    await page.mouse.up()
+
+
 class PointActionError(ValueError):
     pass

@@ -8,17 +8,26 @@ from typing import Any
 
 from playwright.async_api import FrameLocator, Locator, Page
 
+from agents.actions import drag
 from agents.brief import Brief
 from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
 from tasks.schema import OracleStep, Task
 
 
-def _locate(page: Page, step: OracleStep) -> Locator:
+def _locate(page: Page, step: OracleStep, selector: str | None = None) -> Locator:
     scope: Page | FrameLocator = page
     for frame_selector in step.frames:
         scope = scope.frame_locator(frame_selector)
-    assert step.selector is not None
-    return scope.locator(step.selector).first
+    selector = selector or step.selector
+    assert selector is not None
+    return scope.locator(selector).first
+
+
+async def _centre(loc: Locator, timeout_ms: float) -> tuple[float, float]:
+    await loc.scroll_into_view_if_needed(timeout=timeout_ms)
+    box = await loc.bounding_box(timeout=timeout_ms)
+    assert box is not None, "oracle target has no box"
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
 async def run_oracle_step(page: Page, step: OracleStep, base_url: str, timeout_ms: float = 5000) -> None:
@@ -52,8 +61,19 @@ async def run_oracle_step(page: Page, step: OracleStep, base_url: str, timeout_m
         await loc.fill(str(step.value), timeout=timeout_ms)
     elif step.do == "hover":
         await loc.hover(timeout=timeout_ms)
+    elif step.do == "scroll" and step.offset is not None:
+        await page.mouse.move(*await _centre(loc, timeout_ms))
+        await page.mouse.wheel(*step.offset)
     elif step.do == "scroll":
         await loc.scroll_into_view_if_needed(timeout=timeout_ms)
+    elif step.do == "drag":
+        start = await _centre(loc, timeout_ms)
+        if step.to is not None:
+            end = await _centre(_locate(page, step, step.to), timeout_ms)
+        else:
+            assert step.offset is not None, "oracle drag needs `to` or `offset`"
+            end = (start[0] + step.offset[0], start[1] + step.offset[1])
+        await drag(page, start, end)
     elif step.do == "wait_for":
         await loc.wait_for(state="visible", timeout=timeout_ms)
 

@@ -95,3 +95,79 @@ def test_every_fixture_task_is_valid_and_on_a_real_site() -> None:
     sites = Path(__file__).resolve().parents[1] / "sites"
     for task in registry.values():
         assert (sites / task.start.lstrip("/")).is_file(), f"{task.id}: start page {task.start} missing"
+
+
+@pytest.mark.parametrize(("patch", "field", "reason"), [
+    (("{action: click, target: Go button}", "{action: drag, target: Card A}"), "plan.0", "one of to"),
+    (("{action: click, target: Go button}", "{action: drag, target: Card A, to: Lane B, offset: [0, 40]}"),
+     "plan.0", "one of to"),
+    (("{action: click, target: Go button}", "{action: click, target: Go button, to: Lane B}"),
+     "plan.0", "belong to action 'drag'"),
+    (("{action: click, target: Go button}", "{action: click, target: Go button, until: Footer}"),
+     "plan.0", "belong to action 'scroll'"),
+    (("{action: click, target: Go button}", "{action: scroll, direction: sideways}"),
+     "plan.0.direction", "Input should be"),
+    (("{action: click, target: Go button}", "{action: hover}"), "plan.0", "needs a target"),
+    (("{path: done, equals: true}", "{path: done, state_equals: {done: true}}"), "success.0",
+     "stands alone"),
+    (("{path: done, equals: true}", "{equals: true}"), "success.0", "needs a path"),
+    (("{action: click, target: Go button}", "{action: click, target: Go, expect: {text_present: x}}"),
+     "plan.0.expect.says", "Field required"),
+])
+def test_new_language_errors_name_the_field(tmp_path: Path, patch, field, reason) -> None:
+    path = write(tmp_path, "bad.yaml", GOOD.replace(*patch))
+    with pytest.raises(TaskFileError) as err:
+        load_task(path)
+    assert err.value.field == field and reason in str(err.value)
+
+
+def test_new_actions_and_fields_load(tmp_path: Path) -> None:
+    plan = """\
+  - {action: scroll, target: Playlist strip, direction: right, until: Jazz tile}
+  - {action: hover, target: Products menu}
+  - {action: drag, target: Card A, to: Done lane}
+  - {action: drag, target: Volume handle, offset: [120, 0]}
+  - action: click
+    target: Save button
+    expect: {says: the settings are saved, text_present: Saved, text_absent: Unsaved}
+"""
+    task = load_task(write(tmp_path, "t.yaml", GOOD.replace("  - {action: click, target: Go button}\n", plan)))
+    scroll, hover, drag_to, drag_by, click = task.plan
+    assert scroll.targeted and scroll.direction == "right" and scroll.until == "Jazz tile"
+    assert hover.targeted and drag_to.to == "Done lane" and drag_by.offset == (120, 0)
+    assert click.expect is not None and click.expect.checkable and click.expect.text_absent == "Unsaved"
+    assert not load_task(write(tmp_path, "u.yaml", GOOD.replace(
+        "{action: click, target: Go button}", "{action: scroll}"))).plan[0].targeted
+
+
+def test_exact_state_fails_on_any_extra_key(tmp_path: Path) -> None:
+    text = GOOD.replace("{path: done, equals: true}", "{state_equals: {done: true, cart.items: 1}}")
+    task = load_task(write(tmp_path, "t.yaml", text))
+    assert task.check({"done": True, "cart": {"items": 1}}) == (True, [])
+    ok, failed = task.check({"done": True, "cart": {"items": 1}, "newsletter": True})
+    assert not ok and "state equals" in failed[0] and "newsletter" in failed[0]
+    assert not task.check({"done": True, "cart": {"items": 2}})[0]
+    assert not task.check({"done": True})[0]
+
+
+def test_shipped_json_schema_is_generated_from_the_model() -> None:
+    import json
+
+    from tasks.schema import json_schema
+    shipped = json.loads((Path(__file__).parents[1] / "docs" / "task.schema.json").read_text())
+    assert shipped == json_schema(), "regenerate: python -m tasks.schema > docs/task.schema.json"
+    props = shipped["$defs"]["Subgoal"]["properties"]
+    assert {"until", "to", "offset", "expect", "label"} <= set(props)
+    assert all(props[name].get("description") for name in ("label", "until", "to", "offset", "expect"))
+
+
+def test_every_fixture_task_validates_against_the_json_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    import yaml
+
+    from tasks.schema import json_schema
+    schema = json_schema()
+    files = sorted(FIXTURE_TASKS.rglob("*.yaml"))
+    assert files
+    for path in files:
+        jsonschema.validate(yaml.safe_load(path.read_text()), schema)

@@ -11,7 +11,7 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.marks import Mark, TargetIdentity
-from tasks.schema import ActionName, Subgoal
+from tasks.schema import ActionName, Direction, Subgoal
 from tasks.trace import Cost
 
 
@@ -28,7 +28,7 @@ class WorkerReply(BaseModel):
     then: Literal["enter", "escape", "click_away"] | None = None
     value: float | str | None = None
     url: str | None = None
-    direction: Literal["up", "down"] = "down"
+    direction: Direction = "down"
     answer: str | None = None
     reason: str = ""
 
