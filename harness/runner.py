@@ -8,6 +8,7 @@ import ctypes
 import functools
 import importlib
 import json
+import os
 import platform
 import subprocess
 import threading
@@ -165,6 +166,9 @@ def run_metadata(cfg: RunConfig, browser_version: str, resolved: dict[str, Any],
         "browser_version": browser_version,
         # the binary (the headless shell or full Chromium); "playwright": Playwright's own build
         "browser_executable": browser_executable,
+        # 1, 5 and 15-minute load averages as the run started (the report compares timings of
+        # configs run under different loads only with a warning)
+        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
         "viewport": {"width": cfg.browser.width, "height": cfg.browser.height},
         "device_scale_factor": cfg.browser.device_scale_factor,
     }
