@@ -285,6 +285,7 @@ async def scroll_to(step: Step, mark: Mark) -> None:
     """Bring a target the DOM knows but vision did not see (out of view) into view."""
     rec = step.rec
     rec.action, rec.ref, rec.target_role, rec.target_name = "scroll", mark.ref or "", mark.role, mark.label
+    rec.target_context = mark.context_text
     moved = await scroll(step, Scroll(ref=mark.ref, observation_id=step.obs.id if step.obs else 0))
     rec.effective = bool(moved)
     rec.effect = "scrolled_into_view"

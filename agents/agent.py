@@ -74,7 +74,7 @@ class GroundingAgent:
                 break
             subgoal = brief.plan[index]
             rec = StepRecord(step=number, subgoal_index=index, subgoal_action=subgoal.action,
-                             subgoal_target=subgoal.target or "")
+                             subgoal_target=subgoal.target or "", subgoal_label=subgoal.label or "")
             step = Step(episode, subgoal, index, number, rec)
             if await self._taken_over(step):
                 index += step.advance or 0
@@ -156,6 +156,7 @@ class GroundingAgent:
         if choice.satisfied and choice.mark is not None:
             rec.skipped_satisfied, rec.effective = True, True
             rec.target_role, rec.target_name = choice.mark.role, choice.mark.label
+            rec.target_context = choice.mark.context_text
             return 1
         if choice.reply is None or (choice.mark is None and choice.reply.point is None):
             return await self._no_target(step)
@@ -163,6 +164,7 @@ class GroundingAgent:
         if mark is not None:
             rec.mark_rank, rec.relevance = mark.number, mark.relevance
             rec.match_score, rec.target_role, rec.target_name = round(choice.score, 3), mark.role, mark.label
+            rec.target_context = mark.context_text
             rec.perceptual_confidence, rec.source = mark.confidence, mark.source
         return await act.act_and_validate(step, mark, choice.reply, choice.to)
 
@@ -197,6 +199,7 @@ class GroundingAgent:
             mark = opener.mark
             rec.mark_rank, rec.relevance, rec.source = mark.number, mark.relevance, mark.source
             rec.target_role, rec.target_name = mark.role, mark.label
+            rec.target_context = mark.context_text
             rec.error_type, rec.error = "", ""
             await act.act_and_validate(step, mark, opener.reply)
             rec.effect = f"revealed: {rec.effect}" if rec.effect else "revealed"

@@ -58,6 +58,11 @@ class Mark(BaseModel):
         return f"[{self.number}] {role} \"{self.label}\"{state}{where}{extra}"
 
     @property
+    def context_text(self) -> str:
+        """Its context as the traces hold it (`target_context`): nearest first, " | " between."""
+        return " | ".join(self.context)
+
+    @property
     def identity(self) -> TargetIdentity:
         """Who this target is across observations (refs are per observation): role, name, place."""
         b = self.box

@@ -15,9 +15,13 @@ import http.client
 import json
 import os
 import re
+import struct
 import time
 import urllib.error
 import urllib.request
+import zlib
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +33,12 @@ Message = dict[str, Any]
 
 _RETRY_STATUS = frozenset({408, 425, 429})  # plus every 5xx
 _MAX_DETAIL = 300
+
+# The preflight request (`OpenAIClient.preflight`) carries this header, so a test server can
+# answer it apart from the replies it has queued for the run.
+PREFLIGHT_HEADER = "X-Groundbench-Preflight"
+PREFLIGHT_PROMPT = ('groundbench checks that this endpoint answers before a run. Reply with the '
+                    'JSON object {"ok": true} and nothing else.')
 
 
 class OpenAIClientConfig(BaseModel):
@@ -166,9 +176,9 @@ class OpenAIClient:
     def _key(self) -> str:
         return os.environ.get(self.config.api_key_env, "").strip()
 
-    def _post(self, body: bytes, key: str) -> tuple[dict[str, Any], int]:
+    def _post(self, body: bytes, key: str, extra: dict[str, str]) -> tuple[dict[str, Any], int]:
         """One blocking attempt; runs in a thread. Raises _Attempt on any failure."""
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept": "application/json", **extra}
         if key:
             headers["Authorization"] = f"Bearer {key}"
         req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
@@ -209,7 +219,7 @@ class OpenAIClient:
         return data, status
 
     async def chat(self, messages: list[Message], *, model: str | None = None,
-                   max_tokens: int | None = None) -> ChatResult:
+                   max_tokens: int | None = None, headers: dict[str, str] | None = None) -> ChatResult:
         """Send one chat completion; retry transient failures (5xx, 429, timeouts, connection
         errors) with exponential backoff; raise ModelCallError once they run out."""
         cfg = self.config
@@ -228,7 +238,7 @@ class OpenAIClient:
         while True:
             attempt += 1
             try:
-                data, _ = await asyncio.to_thread(self._post, body, key)
+                data, _ = await asyncio.to_thread(self._post, body, key, headers or {})
                 break
             except _Attempt as e:
                 failure = e
@@ -259,3 +269,90 @@ class OpenAIClient:
             model=str(data.get("model") or payload["model"]),
             finish_reason=str(choice.get("finish_reason") or ""),
         )
+
+    async def preflight(self, model: str | None = None, max_tokens: int | None = None) -> ChatResult:
+        """One small request before a run (a line of text and a 32x32 image, as every real call
+        sends an image), with the run's retries: the endpoint must answer a chat completion whose
+        content holds JSON. Raises ModelCallError (`bad_response` for a reply without JSON)."""
+        messages = [{"role": "user", "content": [text_part(PREFLIGHT_PROMPT),
+                                                 image_part(blank_png(32, 32))]}]
+        reply = await self.chat(messages, model=model, max_tokens=max_tokens,
+                                headers={PREFLIGHT_HEADER: "1"})
+        try:
+            extract_json(reply.content)
+        except ValueError as e:
+            raise ModelCallError("bad_response", f"the reply to the preflight request holds no JSON "
+                                 f"({e})", attempts=reply.attempts,
+                                 latency_ms=reply.cost.latency_ms) from None
+        return reply
+
+
+def blank_png(width: int, height: int) -> bytes:
+    """A white RGB PNG (standard library only)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + b"\xff" * 3 * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+            + chunk(b"IEND", b""))
+
+
+def json_error(content: str) -> str:
+    """"" when a reply holds JSON (whatever it says), else "bad_json: why": a reply without any
+    is garbage from the endpoint, not a model's judgement."""
+    try:
+        extract_json(content)
+    except ValueError as e:
+        return f"bad_json: {_short(str(e))}"
+    return ""
+
+
+class CallBreaker:
+    """Counts failed model calls in a row across every episode of a run; at `limit` (0: never)
+    it opens and calls `on_open` once, which is how the runner stops the run. A call failed when
+    it raised ModelCallError (retries included) or its reply held no JSON; a reply in JSON that
+    is still unusable (boxes out of range, an action without its value) is the model's answer,
+    measured like any other."""
+
+    def __init__(self, limit: int, on_open: Callable[[], None] | None = None) -> None:
+        self.limit = limit
+        self.on_open = on_open
+        self.in_row = 0
+        self.first_error = ""  # the first failure of the current run of failures
+        self.last_error = ""
+        self.is_open = False
+
+    def record(self, error: str) -> None:
+        """One finished call: `error` is "" when the model answered usably."""
+        if self.is_open:
+            return
+        if not error:
+            self.in_row, self.first_error = 0, ""
+            return
+        self.in_row += 1
+        self.first_error = self.first_error or error
+        self.last_error = error
+        if self.limit and self.in_row >= self.limit:
+            self.is_open = True
+            if self.on_open is not None:
+                self.on_open()
+
+    @property
+    def cause(self) -> str:
+        if self.first_error == self.last_error:
+            return f"{self.in_row} model calls in a row failed (first and last: {self.first_error})"
+        return (f"{self.in_row} model calls in a row failed (first: {self.first_error}; last: "
+                f"{self.last_error})")
+
+
+# The run's breaker, set by the runner; every episode task inherits it (None: no run, no breaker).
+MODEL_CALLS: ContextVar[CallBreaker | None] = ContextVar("groundbench_model_calls", default=None)
+
+
+def record_model_call(error: str) -> None:
+    """Tell the run's breaker how a model call ended ("": usable)."""
+    breaker = MODEL_CALLS.get()
+    if breaker is not None:
+        breaker.record(error)

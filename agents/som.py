@@ -9,11 +9,14 @@ from typing import TYPE_CHECKING, Literal
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.marks import Mark
+from agents.wrong_step import went_wrong
+from tasks.trace import StepRecord
 
 if TYPE_CHECKING:
     from agents.pipeline import Step
 
 PALETTE = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080", "#9a6324", "#800000")
+HALO = "#ffe119"  # drawn wide around the chosen mark, under its own colour
 
 
 def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
@@ -25,8 +28,8 @@ def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
 
 def draw(png: bytes, marks: list[Mark], viewport: tuple[float, float], highlight: int | None = None,
          remembered: list[Mark] = ()) -> bytes:
-    """The screenshot with each mark's box and number; `highlight` is drawn thick, remembered
-    (freshness overlay) marks are drawn grey."""
+    """The screenshot with each mark's box and number; `highlight` (the chosen mark) is drawn
+    thick inside a wide yellow halo, remembered (freshness overlay) marks are drawn grey."""
     image = Image.open(io.BytesIO(png)).convert("RGB")
     sx, sy = image.width / viewport[0], image.height / viewport[1]
     canvas = ImageDraw.Draw(image)
@@ -37,6 +40,8 @@ def draw(png: bytes, marks: list[Mark], viewport: tuple[float, float], highlight
         width = 4 if mark.number == highlight and not grey else 2
         x0, y0 = mark.box.x * sx, mark.box.y * sy
         x1, y1 = (mark.box.x + mark.box.width) * sx, (mark.box.y + mark.box.height) * sy
+        if width == 4:
+            canvas.rectangle([x0 - 5, y0 - 5, x1 + 5, y1 + 5], outline=HALO, width=6)
         canvas.rectangle([x0, y0, x1, y1], outline=colour, width=width)
         tag = str(mark.number)
         tw, th = canvas.textbbox((0, 0), tag, font=font)[2:]
@@ -52,14 +57,20 @@ def listing(marks: list[Mark]) -> str:
     return "\n".join(m.listing_line() for m in marks)
 
 
+# A step's image, undrawn: its record, number, screenshot, marks, viewport and chosen mark.
+_Kept = tuple[StepRecord, int, bytes, list[Mark], tuple[float, float], int | None]
+
+
 class Recorder:
-    """Keeps the Set-of-Mark image of each step (`all`), of the last step only (`last`: drawn
-    once, at the end, not on every step), or none."""
+    """Keeps the Set-of-Mark image of each step (`all`), or (`last`) of the last step and of the
+    first step that went wrong (agents/wrong_step.py), drawn once at the end, not on every step,
+    or none."""
 
     def __init__(self, mode: Literal["none", "last", "all"]) -> None:
         self.mode = mode
         self._images: dict[int, bytes] = {}
-        self._last: tuple[int, bytes, list[Mark], tuple[float, float], int | None] | None = None
+        self._last: _Kept | None = None
+        self._wrong: _Kept | None = None
 
     async def keep(self, step: Step, chosen: Mark | None) -> None:
         if self.mode == "none":
@@ -70,12 +81,16 @@ class Recorder:
         viewport = (float(size["width"]), float(size["height"]))
         highlight = chosen.number if chosen else None
         if self.mode == "last":
-            self._last = (step.number, png, step.marks, viewport, highlight)
+            # The step kept before this one has its whole record by now.
+            if self._wrong is None and self._last is not None and went_wrong(self._last[0]):
+                self._wrong = self._last
+            self._last = (step.rec, step.number, png, step.marks, viewport, highlight)
         else:
             self._images[step.number] = draw(png, step.marks, viewport, highlight)
 
     def images(self) -> dict[int, bytes]:
-        if self.mode == "last" and self._last is not None:
-            number, *args = self._last
-            return {number: draw(*args)}
+        if self.mode == "last":
+            kept = [k for k in (self._wrong, self._last) if k is not None]
+            return {k[1]: draw(*k[2:]) for k in kept}
         return self._images
+

@@ -23,11 +23,20 @@ from agents.factory import AgentConfig
 from harness.browser import BrowserNotFoundError
 from harness.config import CONF, RunConfig
 from harness.console import console
-from harness.runner import RunDirInUseError, SuiteConfigError, run, suite_tasks
+from harness.runner import (
+    EndpointPreflightError,
+    RunDirInUseError,
+    RunResult,
+    RunStoppedError,
+    SuiteConfigError,
+    run,
+    suite_tasks,
+)
 from tasks.loader import TaskFileError, UnknownTaskError
 from tasks.miniwob.catalog import MiniwobNotInstalledError, MiniwobTask
 
 EXIT_BAD_INPUT = 2
+EXIT_STOPPED = 3  # the run stopped early (its model calls kept failing); what finished is written
 
 
 class UsageError(Exception):
@@ -101,7 +110,7 @@ def print_tasks(cfg: RunConfig) -> None:
 
 
 BAD_INPUT = (UsageError, TaskFileError, UnknownTaskError, BrowserNotFoundError, RunDirInUseError,
-             SuiteConfigError, MiniwobNotInstalledError)
+             SuiteConfigError, MiniwobNotInstalledError, EndpointPreflightError)
 FIXES = {
     TaskFileError: "Fix that field in the file (every field: docs/task-format.md), or leave its "
                    "folder out of tasks.dirs.",
@@ -175,8 +184,21 @@ def _main(cfg: DictConfig) -> None:
         print_tasks(run_cfg)
         return
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    result = run(run_cfg, run_dir, resolved, show_progress=sys.stderr.isatty())
-    ok, episodes, calls = result.tally()
+    try:
+        run(run_cfg, run_dir, resolved, show_progress=sys.stderr.isatty())
+    except RunStoppedError as exc:
+        if _VERBOSE:
+            raise
+        if (run_dir / "episodes.parquet").is_file():
+            summarize(run_cfg, run_dir)
+        print("groundbench: " + " ".join(str(exc).split()).rstrip(".") + ".", file=sys.stderr)
+        sys.exit(EXIT_STOPPED)
+    summarize(run_cfg, run_dir)
+
+
+def summarize(run_cfg: RunConfig, run_dir: Path) -> None:
+    """The run's summary line, each failure class with its first detail, and the trace paths."""
+    ok, episodes, calls = RunResult(run_dir).tally()
     out = console()
     out.print(f"[bold]{escape(run_cfg.config_name)}[/]: {ok}/{episodes} episodes succeeded, "
               f"{calls:.1f} vision calls per episode")

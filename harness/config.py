@@ -39,8 +39,8 @@ class DirsConfig(_Frozen):
 
 
 class TraceConfig(_Frozen):
-    # Set-of-Mark images under screenshots/<episode>/: none, the failing step of failed episodes,
-    # or every step of every episode.
+    # Set-of-Mark images under screenshots/<episode>/: none, of failed episodes the last step and
+    # the first that went wrong (agents/wrong_step.py), or every step of every episode.
     screenshots: Literal["none", "failed", "all"] = "failed"
     # A Playwright trace (`playwright show-trace FILE`) under playwright/<episode>.zip.
     playwright: bool = True
@@ -69,6 +69,8 @@ class RunConfig(_Frozen):
     concurrency: int = Field(2, ge=1, le=64)
     heartbeat_s: float = Field(30, gt=0)
     final_settle_ms: int = Field(300, ge=0)
+    # The run stops when this many model requests in a row failed, across episodes (0: never).
+    max_consecutive_model_failures: int = Field(8, ge=0)
     resume: bool = False
     tasks: DirsConfig = DirsConfig()
     trace: TraceConfig = TraceConfig()
@@ -104,6 +106,9 @@ class RunConfig(_Frozen):
             # Without plugins the configuration is what it was before plugins existed: its hash
             # stays the same, so committed baselines and resumed runs still match.
             del part["agent"]["plugins"]
+        for section in ("perception", "worker"):
+            # Checking the endpoint before the run measures nothing: the hash stays as it was.
+            part[section].pop("preflight", None)
         return xxhash.xxh64_hexdigest(json.dumps(part, sort_keys=True).encode())
 
 

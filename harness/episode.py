@@ -167,13 +167,17 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
             await context.tracing.start(screenshots=True, snapshots=True, title=f"{task.id} seed {seed}")
         page = await context.new_page()
         work = asyncio.ensure_future(policy(page))
-        while not work.done():
-            await asyncio.wait({work}, timeout=min(1.0, cfg.heartbeat_s))
-            if not work.done() and time.monotonic() - last_beat > cfg.heartbeat_s:
-                work.cancel()
-                timed_out = True
-                detail = f"no step finished for {cfg.heartbeat_s:g} s"
-                break
+        try:
+            while not work.done():
+                await asyncio.wait({work}, timeout=min(1.0, cfg.heartbeat_s))
+                if not work.done() and time.monotonic() - last_beat > cfg.heartbeat_s:
+                    work.cancel()
+                    timed_out = True
+                    detail = f"no step finished for {cfg.heartbeat_s:g} s"
+                    break
+        except asyncio.CancelledError:
+            work.cancel()  # the run stopped this episode: its policy stops with it
+            raise
         if not timed_out:
             plan_done, last_error, acted_at = work.result()
             # Time for the page's last requests to reach the server, whose state is the verdict:

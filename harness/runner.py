@@ -8,6 +8,7 @@ import ctypes
 import functools
 import importlib
 import json
+import os
 import platform
 import subprocess
 import threading
@@ -21,6 +22,15 @@ import pyarrow.parquet as pq
 from playwright.async_api import Browser, Playwright, async_playwright
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from agents.openai_client import (
+    MODEL_CALLS,
+    CallBreaker,
+    ModelCallError,
+    OpenAIClient,
+    OpenAIClientConfig,
+)
+from agents.perception.openai_vision import OpenAIVisionConfig
+from agents.worker.openai_worker import OpenAIWorkerConfig
 from harness.browser import find_chromium, launch
 from harness.config import RunConfig
 from harness.episode import run_episode
@@ -156,6 +166,9 @@ def run_metadata(cfg: RunConfig, browser_version: str, resolved: dict[str, Any],
         "browser_version": browser_version,
         # the binary (the headless shell or full Chromium); "playwright": Playwright's own build
         "browser_executable": browser_executable,
+        # 1, 5 and 15-minute load averages as the run started (the report compares timings of
+        # configs run under different loads only with a warning)
+        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
         "viewport": {"width": cfg.browser.width, "height": cfg.browser.height},
         "device_scale_factor": cfg.browser.device_scale_factor,
     }
@@ -178,6 +191,52 @@ class _BrowserPool:
     async def close(self) -> None:
         if self.browser is not None and self.browser.is_connected():
             await self.browser.close()
+
+
+class EndpointPreflightError(RuntimeError):
+    """A model endpoint that did not answer usably the one request sent before the run (found
+    before any browser starts)."""
+
+
+class RunStoppedError(RuntimeError):
+    """The run stopped early because its model calls kept failing; the finished episodes are
+    written."""
+
+
+def model_endpoints(cfg: RunConfig) -> list[tuple[str, OpenAIClientConfig, str, int]]:
+    """(config section, client, model, max_tokens) of each model the run will call whose section
+    asks for a preflight, each (URL, model, key variable) once."""
+    wanted: list[tuple[str, OpenAIClientConfig, str, int]] = []
+    if isinstance(cfg.perception, OpenAIVisionConfig) and cfg.perception.preflight:
+        client = cfg.perception.client
+        for tier in (cfg.perception.small, cfg.perception.large):
+            wanted.append(("perception", client, tier.model or client.model,
+                           tier.max_tokens or client.max_tokens))
+    if isinstance(cfg.worker, OpenAIWorkerConfig) and cfg.worker.preflight:
+        client = cfg.worker.client
+        wanted.append(("worker", client, client.model, client.max_tokens))
+    seen, out = set(), []
+    for section, client, model, max_tokens in wanted:
+        key = (client.base_url.rstrip("/"), model, client.api_key_env)
+        if key not in seen:
+            seen.add(key)
+            out.append((section, client, model, max_tokens))
+    return out
+
+
+async def preflight(cfg: RunConfig) -> None:
+    """One small request to each model endpoint of the run (`OpenAIClient.preflight`): one that
+    is down or answers garbage raises EndpointPreflightError naming its URL, model and cause."""
+    for section, client_cfg, model, max_tokens in model_endpoints(cfg):
+        client = OpenAIClient(client_cfg)
+        try:
+            await client.preflight(model, max_tokens)
+        except ModelCallError as exc:
+            raise EndpointPreflightError(
+                f"the {section} model endpoint {client.url} (model {model}) did not answer the "
+                f"request sent before the run: {exc}. Start the server or fix "
+                f"{section}.client.base_url and {section}.client.model; {section}.preflight=false "
+                "skips this check") from None
 
 
 class RunDirInUseError(RuntimeError):
@@ -216,6 +275,8 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
     jobs = [(t, s) for t, s in jobs if (cfg.config_hash, t.id, t.version, s) not in done]
     if cfg.resume:
         remove_unfinished(run_dir)
+    if jobs:
+        await preflight(cfg)
     # pyarrow imports pandas the first time it converts rows, i.e. at the first trace write, on
     # the event loop every episode shares (0.2-0.3 s): imported here, while the browser starts.
     threading.Thread(target=importlib.import_module, args=("pandas",), daemon=True).start()
@@ -236,12 +297,18 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                 progress.console.print(f"resume: {len(done)} episodes already in {run_dir}, "
                                        f"{len(jobs)} to run")
             successes = 0
+            episodes: list[asyncio.Task[None]] = []
+            # Model calls failing in a row stop the run: every episode not finished is cancelled
+            # (not written, so resume=true runs it), the finished ones are written.
+            breaker = CallBreaker(cfg.max_consecutive_model_failures,
+                                  on_open=lambda: [t.cancel() for t in episodes])
+            MODEL_CALLS.set(breaker)  # inherited by each episode's task (and its model calls)
 
             async def one(task: Task | MiniwobTask, seed: int) -> None:
                 nonlocal successes
                 async with gate:
                     result = await run_episode(await pool.get(), server, task, seed, cfg, run_dir)
-                    if needs_rerun(cfg, result.episode):
+                    if needs_rerun(cfg, result.episode) and not breaker.is_open:
                         again = await run_episode(await pool.get(), server, task, seed, cfg, run_dir,
                                                   diagnose=result.episode.episode_id)
                         result.episode.trace_rerun = "passed" if again.episode.success else "failed"
@@ -252,9 +319,26 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                 progress.update(bar, advance=1, ok=successes)
 
             with progress:
-                await asyncio.gather(*(one(t, s) for t, s in jobs))
+                episodes.extend(asyncio.ensure_future(one(t, s)) for t, s in jobs)
+                try:
+                    if episodes:
+                        await asyncio.wait(episodes)
+                finally:
+                    for job in episodes:  # the run itself cancelled: its episodes with it
+                        job.cancel()
             writer.combine()
             await pool.close()
+            for job in episodes:
+                if not job.cancelled() and job.exception() is not None:
+                    raise job.exception()  # type: ignore[misc]
+    if breaker.is_open:
+        left = len(jobs) - writer.episodes_written
+        raise RunStoppedError(
+            f"stopped the run: {breaker.cause}. {writer.episodes_written} of {len(jobs)} episodes "
+            f"finished and are written to {run_dir / 'episodes.parquet'}; the other {left} were "
+            "stopped or never started. Fix the model endpoint and run again into the same folder "
+            "with resume=true to run only those; max_consecutive_model_failures sets how many "
+            "failures in a row stop a run (0: never)")
     return RunResult(run_dir=run_dir)
 
 

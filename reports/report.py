@@ -9,6 +9,7 @@ import math
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox, Transform
 from PIL import Image
 
+from agents.wrong_step import first_wrong
 from harness.metrics import (
     EPISODES_FILE,
     RunFolderError,
@@ -194,6 +196,59 @@ def stage_means(steps: pd.DataFrame) -> pd.DataFrame:
     return frame.groupby("config_name", sort=False)[list(STAGES)].mean()
 
 
+# Configs whose 1-minute load averages at the start of their runs differ by both this factor and
+# this many runnable processes ran under different loads.
+LOAD_FACTOR, LOAD_GAP = 1.5, 1.0
+
+
+def _clock(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def timing_caveat(episodes: pd.DataFrame, loads: dict[str, float | None], order: Sequence[str],
+                  labels: dict[str, str], detail: bool = True) -> str:
+    """Why the configs' timings may not compare: their episodes ran in windows that do not
+    overlap, or their runs started under different load averages (`loads`, per config; None:
+    not recorded). "" when neither holds; `detail`: with each config's window and load."""
+    spans = {c: (g["started_at"].min(), (g["started_at"] + g["wall_s"]).max())
+             for c, g in episodes.groupby("config_name") if c in order}
+    reasons = []
+    names = [c for c in order if c in spans]
+    apart = any(spans[a][1] < spans[b][0] or spans[b][1] < spans[a][0]
+                for i, a in enumerate(names) for b in names[i + 1:])
+    if apart:
+        reasons.append("at different times" + (" (" + "; ".join(
+            f"{labels[c]}: {_clock(spans[c][0])}–{_clock(spans[c][1])[11:]} UTC" for c in names)
+            + ")" if detail else ""))
+    known = {c: loads[c] for c in names if loads.get(c) is not None}
+    if len(known) > 1:
+        low, high = min(known.values()), max(known.values())  # type: ignore[type-var]
+        if high - low >= LOAD_GAP and high >= LOAD_FACTOR * low:  # type: ignore[operator]
+            reasons.append("under different loads" + (
+                " (1-minute load average as each started: " + "; ".join(
+                    f"{labels[c]} {v:.1f}" for c, v in known.items()) + ")" if detail else ""))
+    if not reasons:
+        return ""
+    return (f"These configs ran {' and '.join(reasons)}: times depend on machine load, so compare "
+            "them only between configs run side by side.")
+
+
+def run_loads(run_dirs: Sequence[Path], episodes: pd.DataFrame) -> dict[str, float | None]:
+    """Per config, the mean 1-minute load average recorded as its runs started (None: none of
+    its runs recorded one)."""
+    found: dict[str, list[float]] = {}
+    for run in run_dirs:
+        try:
+            load = read_metadata(run / EPISODES_FILE).get("load_average")
+        except (OSError, TraceFormatError):
+            load = None
+        for config in episodes.loc[episodes["run_dir"] == str(run), "config_name"].unique():
+            found.setdefault(config, [])
+            if load:
+                found[config].append(float(load[0]))
+    return {c: (sum(v) / len(v) if v else None) for c, v in found.items()}
+
+
 # ---- plots ----------------------------------------------------------------------------------
 
 def _figure(width: float, height: float) -> tuple[Figure, Axes]:
@@ -357,11 +412,12 @@ def plot_tasks(rates: pd.DataFrame, counts: pd.DataFrame, labels: dict[str, str]
     fig.savefig(path)
 
 
-def plot_stages(means: pd.DataFrame, labels: dict[str, str], path: Path) -> None:
+def plot_stages(means: pd.DataFrame, labels: dict[str, str], path: Path, caveat: str = "") -> None:
+    """`caveat`: why the configs' times may not compare (timing_caveat), printed in the figure."""
     from matplotlib import colormaps
 
     n = len(means)
-    fig, ax = _figure(10, 2.2 + 0.55 * n)
+    fig, ax = _figure(10, 2.2 + 0.55 * n + (0.35 if caveat else 0))
     ypos = np.arange(n)[::-1]
     left = np.zeros(n)
     cmap = colormaps["tab10"]
@@ -375,6 +431,9 @@ def plot_stages(means: pd.DataFrame, labels: dict[str, str], path: Path) -> None
     ax.set_xlim(0, max(1.0, left.max()) * 1.15)
     ax.set_xlabel("mean ms per step", fontsize=FONT)
     ax.set_title("Where a step's time goes", fontsize=FONT + 2)
+    if caveat:
+        fig.suptitle("\n".join(textwrap.wrap(f"Warning: {caveat.rstrip('.')} (the report says when and how).",
+                                             110)), fontsize=FONT - 1, color="#b35900")
     ax.tick_params(labelsize=FONT)
     ax.grid(axis="x", alpha=0.3)
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=5,
@@ -401,9 +460,34 @@ def failure_selection(episodes: pd.DataFrame, order: Sequence[str], cap: int) ->
                               key=lambda s: s.map(rank) if s.name == "config_name" else s)
 
 
-def failing_screenshot(run_dir: Path, episode_id: str) -> Path | None:
-    shots = sorted((run_dir / "screenshots" / episode_id).glob("step-*.png"))
-    return shots[-1] if shots else None
+def screenshots(run_dir: Path, episode_id: str) -> dict[int, Path]:
+    """The episode's Set-of-Mark images by step number."""
+    return {int(p.stem.split("-")[1]): p
+            for p in sorted((run_dir / "screenshots" / episode_id).glob("step-*.png"))}
+
+
+def shown_step(steps: pd.DataFrame) -> tuple[dict, str]:
+    """The step of a failed episode the gallery shows: the first that went wrong (its action
+    failed, had no effect, or chose a target the plan does not describe: agents/wrong_step.py),
+    with why; else the last step, with ""."""
+    rows = steps.sort_values("step").to_dict("records")
+    found = first_wrong(rows)
+    if found is not None:
+        return dict(found[0]), found[1]
+    return rows[-1], ""
+
+
+def describe_step(s: dict) -> str:
+    """The step's subgoal, what it chose and where (the nearest piece of the target's context
+    that is not its own name: "in “Graphics memory”"), and its error."""
+    what = f"{s['subgoal_action']} “{s['subgoal_target']}”"
+    places = [p for p in str(s.get("target_context") or "").split(" | ")
+              if p and p != s["target_name"]]
+    where = f" in “{places[0]}”" if places else ""
+    role = f"{s['target_role']} " if s["target_role"] else ""
+    chose = f"; chose {role}“{s['target_name']}”{where}" if s["target_name"] else ""
+    err = f"; error {s['error_type']}: {s['error']}" if s["error_type"] else ""
+    return f"{what}{chose}{err}"
 
 
 def thumbnail(source: Path, target: Path) -> bool:
@@ -431,8 +515,7 @@ def gallery(episodes: pd.DataFrame, steps: pd.DataFrame, order: Sequence[str],
     if len(failed) > len(chosen):
         lines += [(f"Showing {len(chosen)} of {len(failed)} failed episodes "
                   f"({len(failed) - len(chosen)} left out; all are listed in `failures.csv`)."), ""]
-    last_steps = (steps.sort_values("step").groupby("episode_id").tail(1).set_index("episode_id")
-                  if not steps.empty else pd.DataFrame())
+    by_episode = dict(tuple(steps.groupby("episode_id"))) if not steps.empty else {}
     for ep in chosen.itertuples():
         run_dir = Path(ep.run_dir)
         lines.append(f"### {ep.task_id} · seed {ep.seed} · {labels[ep.config_name]}")
@@ -440,17 +523,31 @@ def gallery(episodes: pd.DataFrame, steps: pd.DataFrame, order: Sequence[str],
                      f"{ep.steps} steps, {ep.vision_calls} vision calls")
         lines.append(f"- failure: **{ep.failure or 'unclassified'}**"
                      + (f" — {ep.failure_detail}" if ep.failure_detail else ""))
-        if ep.episode_id in last_steps.index:
-            s = last_steps.loc[ep.episode_id]
-            what = f"{s['subgoal_action']} “{s['subgoal_target']}”"
-            chose = f"; chose {s['target_role']} “{s['target_name']}”" if s["target_name"] else ""
-            err = f"; error {s['error_type']}: {s['error']}" if s["error_type"] else ""
-            lines.append(f"- last step {s['step']}: {what}{chose}{err}")
-        shot = failing_screenshot(run_dir, ep.episode_id)
+        shots = screenshots(run_dir, ep.episode_id)
+        shown: int | None = None
+        if ep.episode_id in by_episode:
+            episode_steps = by_episode[ep.episode_id]
+            step, why = shown_step(episode_steps)
+            shown = int(step["step"])
+            last = int(episode_steps["step"].max())
+            if why:
+                said = describe_step(step)
+                lines.append(f"- first wrong step {shown}: {said}"
+                             + ("" if why in said else f" — {why}"))
+            if not why or shown != last:
+                final = episode_steps.sort_values("step").iloc[-1].to_dict()
+                lines.append(f"- last step {last}: {describe_step(final)}")
+        if shots and shown not in shots:
+            # That step has no image (no mark was chosen on it: a wait, a scroll, a step a
+            # mechanism took over): the first wrong step that has one, else the last image.
+            imaged = [r for r in by_episode[ep.episode_id].sort_values("step").to_dict("records")
+                      if r["step"] in shots] if shown is not None else []
+            found = first_wrong(imaged)
+            shown = int(found[0]["step"]) if found is not None else max(shots)
         rel = Path("failures") / f"{slug(ep.episode_id)}.png"
-        if shot is not None and thumbnail(shot, out / rel):
-            lines.append(f"- Set-of-Mark image of step {int(shot.stem.split('-')[1])} "
-                         f"(chosen target drawn thick): `{shot.resolve()}`")
+        if shown is not None and shown in shots and thumbnail(shots[shown], out / rel):
+            lines.append(f"- Set-of-Mark image of step {shown} (the chosen mark in a yellow "
+                         f"halo): `{shots[shown].resolve()}`")
             lines.append(f"\n![{ep.task_id} seed {ep.seed}]({rel.as_posix()})\n")
         else:
             lines.append("- no Set-of-Mark image recorded for this episode")
@@ -578,6 +675,7 @@ def build_report(dirs: Sequence[Path], out: Path, opts: Options = Options()) -> 
         md += [f"Only one config (`{baseline}`): nothing to compare.", ""]
     else:
         ablation = ablation_table(episodes, baseline, opts)
+        wall_caveat = timing_caveat(episodes, run_loads(run_dirs, episodes), order, labels)
         ablation.to_csv(out / "ablation.csv", index=False)
         overall = ablation[ablation["scope"] == "overall"]
         plot_ablation(overall, labels, labels[baseline], out / "ablation.png", conf)
@@ -587,6 +685,7 @@ def build_report(dirs: Sequence[Path], out: Path, opts: Options = Options()) -> 
                "ran the same episodes (`paired` in `ablation.csv`, which has every number). "
                "Per-tag rows use fixture tags (not smoke/ci). Wall time depends on machine load: "
                "compare it only between runs made side by side."), "",
+               *([f"> Warning: {wall_caveat}", ""] if wall_caveat else []),
                "![Ablation](ablation.png)", "",
                md_table(_ablation_columns(overall, "config",
                                           [labels[c] for c in overall["config_name"]])), ""]
@@ -632,7 +731,10 @@ def build_report(dirs: Sequence[Path], out: Path, opts: Options = Options()) -> 
     present = [c for c in order if c in means.index]
     if present:
         means = means.loc[present]
-        plot_stages(means, labels, out / "stages.png")
+        loads = run_loads(run_dirs, episodes)
+        caveat = timing_caveat(episodes, loads, present, labels)
+        plot_stages(means, labels, out / "stages.png",
+                    timing_caveat(episodes, loads, present, labels, detail=False))
         table = means.round(1).reset_index()
         table["config_name"] = [labels[c] for c in table["config_name"]]
         table = table.rename(columns={"config_name": "config"})
@@ -640,7 +742,8 @@ def build_report(dirs: Sequence[Path], out: Path, opts: Options = Options()) -> 
         md += ["![Stage timing](stages.png)", "",
                ("Mean ms per step. `perceive` counts a whole vision pass even when prefetch ran it "
                "in the background (`vision_wait` is the part the step waited for); `choose` "
-               "excludes the worker's own time, shown as `worker`."), "", md_table(table), ""]
+               "excludes the worker's own time, shown as `worker`."), "",
+               *([f"> Warning: {caveat}", ""] if caveat else []), md_table(table), ""]
     missing = [labels[c] for c in order if c not in means.index]
     if missing:
         md += [(f"No step traces for: {', '.join(missing)} (baselines such as the oracle record "

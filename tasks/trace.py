@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Version of the stored schema: bump it when a field is added, removed or changes type.
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
-# 5: steps carry expect_held.
+# 5: steps carry subgoal_label, target_context and expect_held.
 SCHEMA_VERSION = 5
 
 
@@ -38,6 +38,7 @@ class StepRecord(BaseModel):
     subgoal_index: int
     subgoal_action: str
     subgoal_target: str = ""
+    subgoal_label: str = ""  # the visible label the plan says the target shows ("" if none)
     url: str = ""
     observation_id: int = 0
     # observe: what was read (viewport: the containers in view; document: all of it) and why
@@ -76,6 +77,8 @@ class StepRecord(BaseModel):
     match_score: float = 0.0
     target_role: str = ""
     target_name: str = ""
+    # where the chosen target is: its nearby labels and ancestors' names, nearest first, " | "
+    target_context: str = ""
     skipped_satisfied: bool = False
     # resolve / act
     action: str = ""

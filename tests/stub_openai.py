@@ -5,6 +5,10 @@ Standard library only (`http.server` on 127.0.0.1, a free port, a daemon thread)
 `StubReply` is one HTTP answer: a chat completion whose content is given (JSON or raw text), a bare
 HTTP status, a raw non-JSON body, an optional delay (to provoke client timeouts), or a dropped
 connection. An empty queue answers 599 "no scripted reply", so a test that over-calls fails loudly.
+
+The request a run sends before it starts (its preflight, marked by the `X-Groundbench-Preflight`
+header) is answered by `stub.preflight` and recorded in `stub.preflights`, apart from the queue and
+from `stub.requests`; `stub.preflight = None` answers it like any other request.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
+
+PREFLIGHT_HEADER = "X-Groundbench-Preflight"  # agents.openai_client.PREFLIGHT_HEADER
 
 
 @dataclass
@@ -89,8 +95,13 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length)
         stub = self.server.stub
         request = RecordedRequest("POST", self.path, dict(self.headers.items()), body)
-        stub._record(request)
-        reply = stub._next(request)
+        if stub.preflight is not None and self.headers.get(PREFLIGHT_HEADER):  # any case
+            with stub._lock:
+                stub.preflights.append(request)
+            reply = stub.preflight
+        else:
+            stub._record(request)
+            reply = stub._next(request)
         if reply.delay_s and stub._stopping.wait(reply.delay_s):
             return
         try:
@@ -136,6 +147,9 @@ class StubOpenAI:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.preflights: list[RecordedRequest] = []
+        # The answer to a run's preflight request (None: it takes its turn in the queue).
+        self.preflight: StubReply | None = StubReply.json({"ok": True})
         self._replies: deque[StubReply] = deque()
         # Answers requests once the queue is empty (a fake model for end-to-end runs).
         self.responder: Callable[[RecordedRequest], StubReply] | None = None

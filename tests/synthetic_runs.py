@@ -34,29 +34,40 @@ def episode(config: str, task: str, seed: int, success: bool, vision_calls: int,
 
 
 def _steps(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The episode's step rows; `row["step_fields"]` (a list, one dict per step) sets columns."""
     n = max(1, row["steps"])
     calls = [row["vision_calls"] // n + (1 if i < row["vision_calls"] % n else 0) for i in range(n)]
-    return [StepRecord(step=i, subgoal_index=i, subgoal_action="click",
-                       subgoal_target="Canada option", vision_calls=calls[i],
-                       vision_call=calls[i] > 0, **STAGE_MS).model_dump() for i in range(n)]
+    fields = row.get("step_fields") or [{}] * n
+    return [StepRecord(**{"step": i, "subgoal_index": i, "subgoal_action": "click",
+                          "subgoal_target": "Canada option", "vision_calls": calls[i],
+                          "vision_call": calls[i] > 0, **STAGE_MS, **fields[i]}).model_dump()
+            for i in range(n)]
 
 
-def _png() -> bytes:
+def step_colour(step: int) -> tuple[int, int, int]:
+    """The colour of the synthetic Set-of-Mark image of a step (tells which one was shown)."""
+    return (200, 60 + 40 * step, 60)
+
+
+def _png(step: int) -> bytes:
     buf = io.BytesIO()
-    Image.new("RGB", (320, 180), (200, 60, 60)).save(buf, format="PNG")
+    Image.new("RGB", (320, 180), step_colour(step)).save(buf, format="PNG")
     return buf.getvalue()
 
 
 def write_run(run_dir: Path, rows: list[dict[str, Any]], with_steps: bool = True,
-              artefacts: bool = True, git_commit: str = "abc123") -> Path:
-    """A run folder as the runner leaves it; failed episodes get a Set-of-Mark PNG and a trace zip
-    when `artefacts` is true."""
+              artefacts: bool = True, git_commit: str = "abc123", all_shots: bool = False,
+              load_average: list[float] | None = None) -> Path:
+    """A run folder as the runner leaves it; failed episodes get a Set-of-Mark PNG (of the last
+    step, or of every step with `all_shots`) and a trace zip when `artefacts` is true."""
     meta = {"config_name": rows[0]["config_name"], "git_commit": git_commit,
-            "config": {"suite": {"name": "ci"}, "seeds": sorted({r["seed"] for r in rows})}}
+            "config": {"suite": {"name": "ci"}, "seeds": sorted({r["seed"] for r in rows})},
+            "load_average": load_average}
     # The writer's schemas carry the metadata; one write per table keeps the tests fast.
     writer = TraceWriter(run_dir, meta)
     keys = ("episode_id", "task_id", "seed", "config_name", "config_hash")
     steps = [{**{k: row[k] for k in keys}, **s} for row in rows if with_steps for s in _steps(row)]
+    # (columns the schema does not have, such as step_fields, are left out)
     pq.write_table(pa.Table.from_pylist(rows, schema=writer.episodes_schema),
                    run_dir / "episodes.parquet")
     pq.write_table(pa.Table.from_pylist(steps, schema=writer.steps_schema), run_dir / "steps.parquet")
@@ -64,7 +75,8 @@ def write_run(run_dir: Path, rows: list[dict[str, Any]], with_steps: bool = True
         if artefacts and not row["success"]:
             shots = run_dir / "screenshots" / row["episode_id"]
             shots.mkdir(parents=True, exist_ok=True)
-            (shots / f"step-{row['steps'] - 1:03d}.png").write_bytes(_png())
+            for step in range(row["steps"]) if all_shots else [row["steps"] - 1]:
+                (shots / f"step-{step:03d}.png").write_bytes(_png(step))
             (run_dir / "playwright").mkdir(exist_ok=True)
             with zipfile.ZipFile(run_dir / "playwright" / f"{row['episode_id']}.zip", "w") as z:
                 z.writestr("trace.trace", "")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from synthetic_runs import episode, write_run
+from PIL import Image
+from synthetic_runs import episode, step_colour, write_run
 
 from reports.frontier import indistinct, pareto_frontier
 from reports.report import default_baseline, default_out, main, playwright_command, short_labels
@@ -186,3 +187,131 @@ def test_the_frontier_reads_the_intervals() -> None:
     assert pareto_frontier(points).tolist() == [True, False, True]
     # full and twin cannot be told apart on either axis: each is marked as overlapping the other.
     assert indistinct(points).tolist() == ["twin", "", "full"]
+
+
+def _clicks(*steps: dict) -> list[dict]:
+    """Step columns of a click plan: each step chose the mark showing the plan's label, with an
+    effect, unless the step's dict says otherwise."""
+    plan = [("Silver", "Silver checkbox in the Colour filter"),
+            ("16 GB", "16 GB checkbox in the Memory (RAM) filter"),
+            ("Apply filters", "Apply filters button"), ("Close", "Close button")]
+    return [{"subgoal_label": label, "subgoal_target": target, "action": "click",
+             "target_role": "checkbox", "target_name": label, "target_context": f"{label} | Filters",
+             "effective": True, "effect": "dom", **fields}
+            for (label, target), fields in zip(plan, steps, strict=True)]
+
+
+def test_the_gallery_shows_the_first_wrong_step_with_its_image(tmp_path: Path) -> None:
+    no_effect = {"effective": False, "error_type": "no_effect",
+                 "error": "the action changed nothing on the page"}
+    rows = {
+        # step 2 of 4 had no effect (and so did step 3): step 2 is shown
+        "dense-colour-memory": _clicks({}, {}, no_effect, no_effect),
+        # step 1 chose a mark that does not show the plan's label
+        "dense-colours": _clicks({}, {"target_name": "8 GB",
+                                      "target_context": "8 GB | Graphics memory | Filters"}, {}, {}),
+        # nothing in the record says which step was wrong: the last one
+        "filters-region": _clicks({}, {}, {}, {}),
+    }
+    eps = [{**episode(FULL, task, 0, False, 2, ["dense"], steps=4), "step_fields": fields}
+           for task, fields in rows.items()]
+    write_run(tmp_path / "run", eps, all_shots=True)
+    out = tmp_path / "out"
+    assert main([str(tmp_path / "run"), "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    sections = {s.split(" ·")[0]: s for s in md.split("### ")[1:]}
+    assert ("- first wrong step 2: click “Apply filters button”; chose checkbox “Apply filters” in "
+            "“Filters”; error no_effect: the action changed nothing on the page\n"
+            ) in sections["dense-colour-memory"]
+    assert "- last step 3:" in sections["dense-colour-memory"]
+    assert ("- first wrong step 1: click “16 GB checkbox in the Memory (RAM) filter”; chose checkbox "
+            "“8 GB” in “Graphics memory” — chose “8 GB”, but the plan's target shows “16 GB”"
+            ) in sections["dense-colours"]
+    assert "first wrong" not in sections["filters-region"]
+    assert "- last step 3:" in sections["filters-region"]
+    for task, step in (("dense-colour-memory", 2), ("dense-colours", 1), ("filters-region", 3)):
+        assert f"Set-of-Mark image of step {step} (the chosen mark" in sections[task]
+        episode_id = next(e["episode_id"] for e in eps if e["task_id"] == task)
+        with Image.open(out / "failures" / f"{episode_id}.png") as thumb:
+            assert thumb.convert("RGB").getpixel((5, 5)) == step_colour(step), task
+
+
+def test_the_gallery_falls_back_to_an_image_it_has(tmp_path: Path) -> None:
+    # The wrong step (2) has no image, as a step that chose no mark has none: the last image.
+    row = {**episode(FULL, "dense-colour-memory", 0, False, 2, ["dense"], steps=4),
+           "step_fields": _clicks({}, {}, {"effective": False, "error_type": "no_target",
+                                           "action": "", "target_name": ""}, {})}
+    write_run(tmp_path / "run", [row])  # the last step's image only
+    out = tmp_path / "out"
+    assert main([str(tmp_path / "run"), "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert "- first wrong step 2: click “Apply filters button”; error no_target" in md
+    assert "Set-of-Mark image of step 3 (the chosen mark" in md
+
+
+def _stage_warning(md: str) -> str:
+    stage = md.split("## Stage timing")[1].split("## ")[0]
+    return next((line for line in stage.splitlines() if line.startswith("> Warning")), "")
+
+
+def test_stage_timing_warns_when_configs_ran_apart_or_under_different_loads(
+        tmp_path: Path, report: Path) -> None:
+    assert _stage_warning((report / "report.md").read_text()) == ""  # side by side, load unknown
+    day = 1_780_000_000.0  # 2026-05-28 20:26:40 UTC
+
+    def config(name: str, start: float) -> list[dict]:
+        return [{**e, "started_at": start + 10 * i}
+                for i, e in enumerate(_config(name, set(), calls=2, wall_s=1.0))]
+
+    write_run(tmp_path / "a", config(FULL, day), load_average=[0.5, 0.5, 0.5])
+    write_run(tmp_path / "b", config(NAIVE, day + 3600), load_average=[0.7, 0.5, 0.5])
+    write_run(tmp_path / "c", config(NOGATE, day + 3600 + 20), load_average=[3.9, 2.0, 1.0])
+    out = tmp_path / "apart"
+    assert main([str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
+    md = (out / "report.md").read_text()
+    assert _stage_warning(md) == (
+        "> Warning: These configs ran at different times (full: 2026-05-28 20:26–20:27 UTC; "
+        "naive: 2026-05-28 21:26–21:27 UTC): times depend on machine load, so compare them only "
+        "between configs run side by side.")
+    assert "> Warning: These configs ran at different times" in md.split("## Ablation")[1]
+    out = tmp_path / "loaded"
+    assert main([str(tmp_path / "b"), str(tmp_path / "c"), "--out", str(out)]) == 0
+    assert _stage_warning((out / "report.md").read_text()) == (
+        "> Warning: These configs ran under different loads (1-minute load average as each "
+        "started: full[gating=false] 3.9; naive 0.7): times depend on machine load, so compare "
+        "them only between configs run side by side.")
+    out = tmp_path / "together"  # overlapping, loads within the margin: no warning
+    write_run(tmp_path / "d", config(NOGATE, day + 3600 + 20), load_average=[1.0, 1.0, 1.0])
+    assert main([str(tmp_path / "b"), str(tmp_path / "d"), "--out", str(out)]) == 0
+    assert _stage_warning((out / "report.md").read_text()) == ""
+
+
+def test_the_recorder_keeps_the_first_wrong_step_and_the_last() -> None:
+    """trace.screenshots=failed: of four steps, the images of step 1 (the first that had no
+    effect) and step 3 (the last) are drawn, the chosen mark in a yellow halo."""
+    import asyncio
+    import io
+    from types import SimpleNamespace
+
+    from agents.marks import Mark
+    from agents.observation import Box
+    from agents.som import HALO, Recorder
+    from tasks.trace import StepRecord
+
+    buf = io.BytesIO()
+    Image.new("RGB", (200, 100), "white").save(buf, format="PNG")
+    mark = Mark(number=1, box=Box(x=50, y=30, width=60, height=30), label="Go")
+    recorder = Recorder("last")
+    recs = [StepRecord(step=i, subgoal_index=0, subgoal_action="click", action="click",
+                       target_name="Go", effective=i not in (1, 2),
+                       error_type="no_effect" if i in (1, 2) else "")
+            for i in range(4)]  # steps 1 and 2 had no effect
+    page = SimpleNamespace(viewport_size={"width": 200, "height": 100})
+    for rec in recs:
+        step = SimpleNamespace(page=page, png=buf.getvalue(), marks=[mark], number=rec.step, rec=rec)
+        asyncio.run(recorder.keep(step, mark))  # type: ignore[arg-type]
+    images = recorder.images()
+    assert sorted(images) == [1, 3]
+    with Image.open(io.BytesIO(images[1])) as drawn:
+        halo = tuple(int(HALO[i:i + 2], 16) for i in (1, 3, 5))
+        assert drawn.convert("RGB").getpixel((50 - 5, 45)) == halo  # left edge of the halo

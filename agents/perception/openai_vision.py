@@ -36,6 +36,8 @@ from agents.openai_client import (
     OpenAIClientConfig,
     extract_json,
     image_part,
+    json_error,
+    record_model_call,
     text_part,
 )
 from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
@@ -79,6 +81,8 @@ class OpenAIVisionConfig(BaseModel):
     client: OpenAIClientConfig = OpenAIClientConfig()
     small: TierConfig = TierConfig(max_side=768, cap=15)
     large: TierConfig = TierConfig(max_side=1280, cap=40, max_tokens=2048)
+    preflight: bool = Field(True, description="one request to each tier's model before the run "
+                            "starts a browser; a failure stops the run (exit 2)")
 
     def tier(self, tier: Tier) -> TierConfig:
         return self.small if tier == "small" else self.large
@@ -221,7 +225,9 @@ class OpenAIVisionBackend:
             try:
                 reply = await self.client.chat(messages, model=tc.model, max_tokens=tc.max_tokens)
             except ModelCallError as e:
+                record_model_call(str(e))
                 return result(error_type=e.kind, error=_short(e.message))
+            record_model_call(json_error(reply.content))
             candidates, error_type, error = parse_candidates(reply.content, limit)
             if error_type in ("bad_json", "bad_schema") and reply.finish_reason == "length":
                 error = f"{error} (the reply was cut at max_tokens)"

@@ -26,6 +26,8 @@ from agents.openai_client import (
     OpenAIClientConfig,
     extract_json,
     image_part,
+    json_error,
+    record_model_call,
     text_part,
 )
 from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
@@ -87,6 +89,8 @@ class OpenAIWorkerConfig(BaseModel):
     history_limit: int = Field(8, ge=0, description="most recent history lines shown")
     allow_point: bool = Field(True, description="accept the degraded coordinate fallback")
     detail: Literal["auto", "low", "high"] | None = Field(None, description="image_url detail")
+    preflight: bool = Field(True, description="one request to the model before the run starts a "
+                            "browser; a failure stops the run (exit 2)")
 
 
 def system_prompt(allow_point: bool) -> str:
@@ -241,7 +245,9 @@ class OpenAIWorker:
                 try:
                     reply = await self.client.chat(messages)
                 except ModelCallError as e:
+                    record_model_call(str(e))
                     return None, cost(error_type=e.kind, error=_short(e.message))
+                record_model_call(json_error(reply.content))
                 tokens_in += reply.cost.tokens_in
                 tokens_out += reply.cost.tokens_out
                 try:
