@@ -1,0 +1,21 @@
+// The shop's shell jackets, by id. Four share the "Trail Jacket" name.
+const JACKETS = {
+  tj: { name: "Trail Jacket", price: 149, colours: ["Moss", "Black", "Rust"], stars: "4.6", n: 412, hue: 95,
+        about: "A 2.5-layer waterproof shell for day hikes: pit zips, two hand pockets, a helmet-free hood." },
+  tjk: { name: "Trail Jacket (Kids)", price: 89, colours: ["Moss", "Sky"], stars: "4.7", n: 133, hue: 200,
+         about: "The Trail Jacket in kids' sizes 6–14, with reflective trims and a growth-extension cuff." },
+  tjp: { name: "Trail Jacket Pro", price: 229, colours: ["Black", "Glacier"], stars: "4.5", n: 208, hue: 180,
+         about: "A 3-layer shell with a helmet-compatible hood, longer cut and welded seams." },
+  tji: { name: "Trail Jacket Insulated", price: 189, colours: ["Black", "Rust"], stars: "4.4", n: 97, hue: 20,
+         about: "The Trail Jacket with a synthetic 60 g insulation layer for cold, wet days." },
+  rs: { name: "Ridge Shell", price: 169, colours: ["Navy", "Olive"], stars: "4.3", n: 288, hue: 230,
+        about: "A light, packable shell that stows into its own chest pocket." },
+  cr: { name: "Coastline Rain Jacket", price: 119, colours: ["Yellow", "Navy"], stars: "4.2", n: 530, hue: 50,
+        about: "A classic rain jacket with a long back and a peaked hood." },
+  fw: { name: "Fjell Windbreaker", price: 79, colours: ["Red", "Grey"], stars: "4.1", n: 176, hue: 0,
+        about: "A wind shell that weighs 110 g and packs to the size of an apple." },
+  as: { name: "Alpine Softshell", price: 139, colours: ["Charcoal"], stars: "4.5", n: 321, hue: 260,
+        about: "A stretchy, breathable softshell for ski touring and climbing." },
+  sp: { name: "Summit Down Parka", price: 299, colours: ["Black", "Ember"], stars: "4.8", n: 640, hue: 330,
+        about: "A 700-fill down parka with a water-resistant shell." },
+};
