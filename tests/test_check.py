@@ -160,3 +160,15 @@ def test_the_paired_gate_is_on_for_deterministic_perception_only() -> None:
 def test_a_baseline_keeps_every_episode_for_the_paired_gate(baseline: Path) -> None:
     episodes = json.loads(baseline.read_text())["episodes"]
     assert len(episodes) == 30 and episodes["canvas-seat@4"] == {"success": True, "vision_calls": 2}
+
+
+def test_a_timed_task_is_left_to_its_interval(tmp_path: Path) -> None:
+    # the same flip on a task tagged `timed` (its page acts on its own clock, so its outcome may
+    # vary with load): not an episode regression; its 9/10 is inside the interval of 10/10
+    tasks = {"canvas-seat": ["canvas", "timed"], "shop-coupon": ["smoke"]}
+    file = tmp_path / "b.json"
+    assert main([str(_run(tmp_path / "base", tasks=tasks)), "--baseline", str(file), "--update"]) == 0
+    flipped = _run(tmp_path / "now", fails={("canvas-seat", 4)}, tasks=tasks)
+    assert main([str(flipped), "--baseline", str(file), "--paired", "on"]) == 0
+    other = _run(tmp_path / "other", fails={("shop-coupon", 4)}, tasks=tasks)
+    assert main([str(other), "--baseline", str(file), "--paired", "on"]) == 1
