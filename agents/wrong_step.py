@@ -3,15 +3,16 @@ Set-of-Mark image, and for the report's failure gallery, which shows it.
 
 A step went wrong when its record says so:
 
+0. its effect set something wrong in the server state (`state_wrong`, judged by the harness against
+   the task's success checks: the "16 GB" chosen under Graphics memory when Memory wants it); or
 1. it failed or had no effect: an error (`no_effect`, `no_target`, `action_error`, `stale_ref`,
    `worker_error`, ...) on a step whose action was not effective; or
 2. it acted on a target that does not show the label the plan names (`subgoal_label`; not an
    opener the agent clicked to reveal the target).
 
-A look-alike with the right label in the wrong place (the "16 GB" of Graphics memory for the one of
-Memory (RAM)) is not found from the record: matching the target's context against the plan's
-description flagged 20 of the 126 steps of 35 successful fixture episodes (the full agent, seed 0),
-so no such rule is applied; those failures show the last step.
+A look-alike with the right label in the wrong place is found by rule 0 only, from what it wrote:
+matching the target's context against the plan's description flagged 20 of the 126 steps of 35
+successful fixture episodes (the full agent, seed 0), so no such rule is applied.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def _field(rec: Record, key: str) -> Any:
 
 def went_wrong(rec: Record) -> str:
     """Why this step went wrong, or "" when nothing in its record says it did."""
+    if state_wrong := _field(rec, "state_wrong"):
+        return f"set {state_wrong}"
     error_type = _field(rec, "error_type") or ""
     if error_type and not _field(rec, "effective"):
         error = _field(rec, "error") or ""

@@ -127,11 +127,16 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
 
     plan = task.plan if isinstance(task, Task) else []
     page: Page | None = None
+    wrong_before: set[str] = set()
 
     def beat(rec: StepRecord) -> Awaitable[None] | None:
-        nonlocal last_beat
+        nonlocal last_beat, wrong_before
         last_beat = time.monotonic()
         steps.append(rec)
+        if isinstance(task, Task):
+            wrong = set(task.broken(server.store.state(episode_id)))
+            rec.state_wrong = "; ".join(sorted(wrong - wrong_before))[:300]
+            wrong_before = wrong
         subgoal = plan[rec.subgoal_index] if 0 <= rec.subgoal_index < len(plan) else None
         if subgoal is None or subgoal.expect is None or not rec.action or page is None:
             return None

@@ -206,6 +206,37 @@ class Task(_Strict):
             raise ValueError(f"start {self.start!r} must be a path under /{self.site}/")
         return self
 
+    def broken(self, state: dict[str, Any]) -> list[str]:
+        """What the state holds that no later step should need to undo: each key a success check
+        names that is set to a wrong value (a missing key is only not done yet), and under
+        `state_equals` each key set that it does not expect."""
+        missing = object()
+        out = []
+        for a in self.success:
+            if a.state_equals is not None:
+                want, have = _leaves(a.expected_state()), _leaves(state)
+                out += [f"{k} = {v!r} (wants {want[k]!r})" if k in want else f"{k} = {v!r} (not expected)"
+                        for k, v in have.items() if want.get(k, missing) != v]
+                continue
+            assert a.path is not None
+            got = get_path(state, a.path, missing)
+            if got is not missing and a.operator != "exists" and not self._holds(a, got):
+                out.append(f"{a.path} = {got!r} (wants {a.operator} {getattr(a, a.operator)!r})")
+        return out
+
+    @staticmethod
+    def _holds(a: Assertion, got: Any) -> bool:
+        op, want = a.operator, getattr(a, a.operator)
+        if op == "equals":
+            return got == want
+        if op == "not_equals":
+            return got != want
+        if op == "contains":
+            return isinstance(got, (list, str, dict)) and want in got
+        if op == "gte":
+            return isinstance(got, (int, float)) and got >= want
+        return isinstance(got, (int, float)) and got <= want
+
     def check(self, state: dict[str, Any]) -> tuple[bool, list[str]]:
         """All assertions against a server state; returns (passed, failed assertion texts)."""
         missing = object()
@@ -222,21 +253,23 @@ class Task(_Strict):
             want = getattr(a, op)
             if op == "exists":
                 ok = (got is not missing) == want
-            elif got is missing:
-                ok = False
-            elif op == "equals":
-                ok = got == want
-            elif op == "not_equals":
-                ok = got != want
-            elif op == "contains":
-                ok = isinstance(got, (list, str, dict)) and want in got
-            elif op == "gte":
-                ok = isinstance(got, (int, float)) and got >= want
             else:
-                ok = isinstance(got, (int, float)) and got <= want
+                ok = got is not missing and self._holds(a, got)
             if not ok:
                 failed.append(f"{a.path} {op} {want!r} (got {None if got is missing else got!r})")
         return not failed, failed
+
+
+def _leaves(state: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested state as dotted leaf keys: {"cart": {"items": 1}} -> {"cart.items": 1}."""
+    out: dict[str, Any] = {}
+    for key, value in state.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(_leaves(value, path + "."))
+        else:
+            out[path] = value
+    return out
 
 
 def json_schema() -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Version of the stored schema: bump it when a field is added, removed or changes type.
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
-# 5: steps carry subgoal_label, target_context and expect_held.
+# 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 SCHEMA_VERSION = 5
 
 
@@ -97,6 +97,9 @@ class StepRecord(BaseModel):
     # the plan step's page-visible `expect:` check after this step (judged by the harness for any
     # policy; None: the step has no check, or did not act)
     expect_held: bool | None = None
+    # what this step's effect set wrong in the server state, judged against the task's success
+    # checks by the harness for any policy (fixture tasks; "" when nothing new is wrong)
+    state_wrong: str = ""
     challenge: bool = False
     revisit: bool = False
     fp_dom: str = ""

@@ -73,3 +73,15 @@ def test_naive_text_follows_the_new_actions(tmp_path: Path) -> None:
     # Products menu, so the menu item is never reached)
     run = run_experiment(tmp_path, [*COMMON, "suite.ids=[studio-all]", "policy=naive_text"])
     assert "'order': 'Charlie card,Alpha card,Bravo card'" in run.episodes.failure_detail.iloc[0]
+
+
+def test_the_step_that_set_something_wrong_is_named(full_run) -> None:
+    # studio-extra plays Mix 1 first (the task wants Mix 2 and nothing else), then Mix 2, then
+    # saves: the harness names the first and the last step, and the gallery's rule picks the first
+    from agents.wrong_step import first_wrong
+    steps = _steps(full_run, "studio-extra")
+    wrong = steps[steps.state_wrong != ""]
+    assert wrong.target_name.tolist() == ["Mix 1", "Save settings"]
+    assert "played = 'Mix 1'" in wrong.state_wrong.iloc[0] and "saved" in wrong.state_wrong.iloc[1]
+    found = first_wrong(steps.to_dict("records"))
+    assert found is not None and found[0]["target_name"] == "Mix 1"

@@ -171,3 +171,19 @@ def test_every_fixture_task_validates_against_the_json_schema() -> None:
     assert files
     for path in files:
         jsonschema.validate(yaml.safe_load(path.read_text()), schema)
+
+
+def test_broken_names_what_a_step_set_wrong(tmp_path: Path) -> None:
+    text = GOOD.replace("  - {path: done, equals: true}\n",
+                        "  - {path: memory.ram, equals: 16 GB}\n  - {path: qty, gte: 2}\n"
+                        "  - {path: gift, exists: false}\n")
+    task = load_task(write(tmp_path, "t.yaml", text))
+    assert task.broken({}) == []  # nothing set yet is not wrong, only not done
+    assert task.broken({"memory": {"ram": "16 GB", "graphics": "16 GB"}, "qty": 3}) == []
+    assert task.broken({"memory": {"ram": "8 GB"}, "qty": 1}) == [
+        "memory.ram = '8 GB' (wants equals '16 GB')", "qty = 1 (wants gte 2.0)"]
+    exact = load_task(write(tmp_path, "e.yaml", GOOD.replace(
+        "{path: done, equals: true}", "{state_equals: {played: Mix 2}}")))
+    assert exact.broken({"played": "Mix 2"}) == []
+    assert exact.broken({"played": "Mix 1", "saved": True}) == [
+        "played = 'Mix 1' (wants 'Mix 2')", "saved = True (not expected)"]
