@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from agents.marks import Mark, Placed, Seen, element_mark
 from agents.observation import Box
 from agents.pipeline import Episode, Mechanism, Step
-from agents.text_match import label_matches
+from tasks.text_match import label_matches
 
 # A sub-element smaller than this share of the candidate box is a part of a compound region.
 PART_SHARE = 0.6

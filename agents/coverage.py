@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from agents.marks import Mark
 from agents.pipeline import Mechanism, Recovery, Step
-from agents.text_match import label_matches
+from tasks.text_match import label_matches
 
 
 class CoverageConfig(BaseModel):

@@ -11,8 +11,8 @@ from pydantic import BaseModel
 from agents.marks import Mark, Placed, Seen, dom_marks, element_mark, iou
 from agents.observation import Box, Element
 from agents.pipeline import Mechanism, Step, Unseen
-from agents.text_match import jaccard
 from agents.worker.base import PlanFollower
+from tasks.text_match import jaccard
 
 # An element of the DOM must fit the subgoal this much better than every mark to count as missed.
 MISSED_MARGIN = 0.2

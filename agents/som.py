@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Literal
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.marks import Mark
-from agents.wrong_step import went_wrong
 from tasks.trace import StepRecord
+from tasks.wrong_step import went_wrong
 
 if TYPE_CHECKING:
     from agents.pipeline import Step
@@ -63,7 +63,7 @@ _Kept = tuple[StepRecord, int, bytes, list[Mark], tuple[float, float], int | Non
 
 class Recorder:
     """Keeps the Set-of-Mark image of each step (`all`), or (`last`) of the last step and of the
-    first step that went wrong (agents/wrong_step.py), drawn once at the end, not on every step,
+    first step that went wrong (tasks/wrong_step.py), drawn once at the end, not on every step,
     or none."""
 
     def __init__(self, mode: Literal["none", "last", "all"]) -> None:

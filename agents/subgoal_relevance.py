@@ -7,8 +7,8 @@ from pydantic import BaseModel
 
 from agents.marks import Mark
 from agents.pipeline import Mechanism, Step
-from agents.text_match import coverage
 from tasks.schema import Subgoal
+from tasks.text_match import coverage
 
 
 class SubgoalRelevanceConfig(BaseModel):

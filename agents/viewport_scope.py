@@ -20,9 +20,9 @@ from pydantic import BaseModel
 
 from agents.fingerprint import Fingerprint
 from agents.pipeline import Mechanism, Step
-from agents.text_match import words
 from agents.worker.scripted import STOP_WORDS
 from tasks.schema import Subgoal
+from tasks.text_match import words
 
 # More containers than this in view (a wall of small tiles) and one document read is cheaper
 # (scoped reads are issued together; each costs about a millisecond of renderer time plus its share

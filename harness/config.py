@@ -40,7 +40,7 @@ class DirsConfig(_Frozen):
 
 class TraceConfig(_Frozen):
     # Set-of-Mark images under screenshots/<episode>/: none, of failed episodes the last step and
-    # the first that went wrong (agents/wrong_step.py), or every step of every episode.
+    # the first that went wrong (tasks/wrong_step.py), or every step of every episode.
     screenshots: Literal["none", "failed", "all"] = "failed"
     # A Playwright trace (`playwright show-trace FILE`) under playwright/<episode>.zip.
     playwright: bool = True

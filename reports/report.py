@@ -24,7 +24,6 @@ from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox, Transform
 from PIL import Image
 
-from agents.wrong_step import first_wrong
 from harness.metrics import (
     EPISODES_FILE,
     RunFolderError,
@@ -41,6 +40,7 @@ from harness.traces import TraceFormatError, read_metadata
 from reports.frontier import indistinct, pareto_frontier
 from reports.markdown import md_table, pct
 from reports.miniwob_table import miniwob_table
+from tasks.wrong_step import first_wrong
 
 EXIT_BAD_INPUT = 2
 STAGES = ("observe", "perceive", "vision_wait", "enrich", "rank", "choose", "resolve", "act",
@@ -468,7 +468,7 @@ def screenshots(run_dir: Path, episode_id: str) -> dict[int, Path]:
 
 def shown_step(steps: pd.DataFrame) -> tuple[dict, str]:
     """The step of a failed episode the gallery shows: the first that went wrong (its action
-    failed, had no effect, or chose a target the plan does not describe: agents/wrong_step.py),
+    failed, had no effect, or chose a target the plan does not describe: tasks/wrong_step.py),
     with why; else the last step, with ""."""
     rows = steps.sort_values("step").to_dict("records")
     found = first_wrong(rows)

@@ -78,7 +78,7 @@ def test_naive_text_follows_the_new_actions(tmp_path: Path) -> None:
 def test_the_step_that_set_something_wrong_is_named(full_run) -> None:
     # studio-extra plays Mix 1 first (the task wants Mix 2 and nothing else), then Mix 2, then
     # saves: the harness names the first and the last step, and the gallery's rule picks the first
-    from agents.wrong_step import first_wrong
+    from tasks.wrong_step import first_wrong
     steps = _steps(full_run, "studio-extra")
     wrong = steps[steps.state_wrong != ""]
     assert wrong.target_name.tolist() == ["Mix 1", "Save settings"]

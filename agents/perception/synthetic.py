@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
 from agents.perception.visible_geometry import Region, read_regions
-from agents.text_match import coverage, word_set
+from tasks.text_match import coverage, word_set
 from tasks.trace import Cost
 
 

@@ -7,9 +7,9 @@ worker uses whatever the listing carries: with enrichment off it has labels and 
 from __future__ import annotations
 
 from agents.marks import Mark, TargetIdentity, among
-from agents.text_match import label_matches, words
 from agents.worker.base import Choice, ChoiceRequest, WorkerReply
 from tasks.schema import Subgoal
+from tasks.text_match import label_matches, words
 
 STOP_WORDS = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
 ROLE_WORDS = {

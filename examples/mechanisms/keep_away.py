@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from agents.marks import Mark
 from agents.pipeline import Mechanism, Step
-from agents.text_match import words
+from tasks.text_match import words
 
 
 class KeepAway(Mechanism):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agents.text_match import label_matches
+from tasks.text_match import label_matches
 from tasks.trace import StepRecord
 
 Record = StepRecord | Mapping[str, Any]
