@@ -23,6 +23,7 @@ from agents.freshness import Freshness, FreshnessConfig
 from agents.gating import Gating, GatingConfig
 from agents.imports import ImportTargetError, TargetConfig, load
 from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
+from agents.navigation_undo import NavigationUndo, NavigationUndoConfig
 from agents.pipeline import Mechanism
 from agents.prefetch import Prefetch, PrefetchConfig
 from agents.settle import SettleConfig
@@ -64,7 +65,7 @@ class PluginSpec(TargetConfig):
 class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig,
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
-                  NavigationGuardConfig, DirectNavigationConfig):
+                  NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -93,6 +94,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("dead_action_guard", lambda c: DeadActionGuarding(c.dead_action_limit, c.dead_action_min_ms)),
     ("ambient", lambda c: Ambient(c.ambient_probe_ms)),
     ("navigation_guard", lambda c: NavigationGuarding()),
+    ("navigation_undo", lambda c: NavigationUndo()),
     ("direct_navigation", lambda c: DirectNavigating()),
 ]
 

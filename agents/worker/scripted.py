@@ -6,6 +6,8 @@ worker uses whatever the listing carries: with enrichment off it has labels and 
 
 from __future__ import annotations
 
+import re
+
 from agents.marks import Mark, TargetIdentity, among
 from agents.worker.base import Choice, ChoiceRequest, WorkerReply
 from tasks.schema import Subgoal
@@ -31,13 +33,30 @@ ACTION_ROLES = {
 MIN_SCORE = 1.5
 
 
+def exact_name(subgoal: Subgoal) -> str | None:
+    """The name a description asks for *exactly* ("the jacket named exactly "Trail Jacket""): its
+    expected label, else the quoted words; None when it does not say "exactly"."""
+    target = subgoal.target or ""
+    if "exactly" not in words(target):
+        return None
+    quoted = _QUOTED.search(target)
+    return subgoal.label or (next(g for g in quoted.groups() if g) if quoted else None)
+
+
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'')
+
+
 def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
     """Higher is a better match; <= 0 means this mark is not a plausible target. When the plan
-    names the visible label, a mark that does not show it is never chosen."""
+    names the visible label, a mark that does not show it is never chosen; when the description
+    asks for a name exactly, a mark whose name says more (or less) is never chosen."""
     allowed = ACTION_ROLES.get(subgoal.action)
     if allowed is not None and mark.role and mark.role not in allowed:
         return 0.0
     if subgoal.label and not label_matches(subgoal.label, mark.label):
+        return 0.0
+    exact = exact_name(subgoal)
+    if exact is not None and words(exact) != words(mark.label):
         return 0.0
     desc = [w for w in words(subgoal.target or "") if w not in STOP_WORDS]
     name_words = set(words(mark.label))
