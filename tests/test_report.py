@@ -315,3 +315,24 @@ def test_the_recorder_keeps_the_first_wrong_step_and_the_last() -> None:
     with Image.open(io.BytesIO(images[1])) as drawn:
         halo = tuple(int(HALO[i:i + 2], 16) for i in (1, 3, 5))
         assert drawn.convert("RGB").getpixel((50 - 5, 45)) == halo  # left edge of the halo
+
+
+def test_the_task_table_names_each_tasks_class_and_rate(tmp_path: Path) -> None:
+    from reports.task_table import main as task_table_main
+    from tests.synthetic_runs import episode, write_run
+
+    write_run(tmp_path / "run", [
+        episode("full/synthetic/scripted", "rating-four-stars", s, s == 0, 3, ["painted", "ci"])
+        for s in range(4)] + [
+        episode("full/synthetic/scripted", "refunds-refund-order", s, True, 2, ["rowkey", "ci"])
+        for s in range(4)], artefacts=False)
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert task_table_main([str(tmp_path / "run")]) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[2].startswith("| painted | rating-four-stars | 25% (1/4), 3 calls")
+    assert "wrong_target 3" in lines[2]
+    assert lines[3].startswith("| rowkey | refunds-refund-order | 100% (4/4)")
+    assert task_table_main([str(tmp_path / "nothing")]) == 2
