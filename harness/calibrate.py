@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import math
 import os
@@ -358,8 +359,11 @@ async def _stable_regions(page: Any) -> tuple[list[Region], bytes] | None:
     return None
 
 
+_LOG = functools.partial(print, flush=True)
+
+
 async def collect(cfg: RunConfig, tasks: Sequence[Task], seeds: Sequence[int],
-                  log: Any = print) -> tuple[dict[str, TierCounts], list[PageReport]]:
+                  log: Any = _LOG) -> tuple[dict[str, TierCounts], list[PageReport]]:
     """Run the configured backend over each start page and seed; both tiers' counts."""
     counts = {tier: TierCounts() for tier in TIERS}
     pages = sorted({t.start for t in tasks})
@@ -533,11 +537,11 @@ def print_prediction(real_dir: Path, predicted_dirs: Sequence[Path]) -> str:
     return text
 
 
-def run_groundbench(overrides: list[str], run_dir: Path) -> None:
-    """One `groundbench` run into run_dir (same interpreter)."""
+def run_groundbench(overrides: list[str], run_dir: Path) -> int:
+    """One `groundbench` run into run_dir (same interpreter); its exit code."""
     cmd = [sys.executable, "-m", "harness", *overrides, f"hydra.run.dir={run_dir}"]
-    print("$ " + " ".join(cmd[2:]), flush=True)
-    subprocess.run(cmd, check=True)
+    print("$ groundbench " + " ".join(cmd[3:]), flush=True)
+    return subprocess.run(cmd, check=False).returncode
 
 
 # --------------------------------------------------------------------------- command line
@@ -574,7 +578,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "success per task")
     parser.add_argument("--predict-seeds", type=int, nargs="+", default=PREDICT_SEEDS)
     parser.add_argument("--runs-dir", type=Path, default=None,
-                        help="run folders of --predict (default runs/calibrate/<name>)")
+                        help="a new folder for the runs of --predict (default "
+                             "runs/calibrate/<name>/<date>_<time>)")
     parser.add_argument("--compare", type=Path, nargs="+", metavar="RUN_DIR",
                         help="only print the table: the real backend's run folder first, then "
                              "the runs of the profiles that predict it")
@@ -631,17 +636,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {path} and {path.with_suffix('.json')} in {meta['wall_s']} s")
     if not args.predict:
         return 0
-    runs = args.runs_dir or Path("runs/calibrate") / args.name
+    runs = args.runs_dir or Path("runs/calibrate") / args.name / time.strftime("%Y-%m-%d_%H-%M-%S")
     seeds_ov = f"seeds=[{','.join(map(str, args.predict_seeds))}]"
     common = [*rest, seeds_ov, "trace.playwright=false", "trace.screenshots=none"]
     # A profile written elsewhere is found through Hydra's search path (DIR/perception/...).
     extra = [] if args.out_dir.resolve() == (Path(CONF) / "perception").resolve() \
         else [f"hydra.searchpath=[file://{args.out_dir.resolve().parent}]"]
-    real_dir, profile_dir, default_dir = (runs / backend, runs / f"synthetic_{args.name}",
-                                          runs / "synthetic")
-    run_groundbench([*extra, *perception_ov, *common], real_dir)
-    run_groundbench([*extra, f"perception=synthetic_{args.name}", *common], profile_dir)
-    run_groundbench([*extra, "perception=synthetic", *common], default_dir)
+    real_dir, profile_dir, default_dir = (runs / f"measured_{backend}",
+                                          runs / f"synthetic_{args.name}", runs / "synthetic")
+    for overrides, run_dir in (([*extra, *perception_ov, *common], real_dir),
+                               ([*extra, f"perception=synthetic_{args.name}", *common], profile_dir),
+                               ([*extra, "perception=synthetic", *common], default_dir)):
+        if run_groundbench(overrides, run_dir) != 0:
+            print(f"groundbench-calibrate: the run into {run_dir} failed (above)", file=sys.stderr)
+            return 1
     print()
     print_prediction(real_dir, [profile_dir, default_dir])
     return 0
