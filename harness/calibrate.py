@@ -478,9 +478,10 @@ def write_profile(name: str, config: SyntheticConfig, estimates: dict[str, Estim
 
 def prediction_table(real: pd.DataFrame, predicted: dict[str, pd.DataFrame]
                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per task: the real backend's success rate and each profile's, with |predicted - measured|;
-    overall: each profile's mean absolute error over tasks and its overall success against the
-    real one. Episodes are compared over the (task, seed) pairs every run holds."""
+    """Per task: the real backend's success rate and each profile's, with its error |predicted -
+    measured|; overall: success (the mean of the per-task rates), its difference from the
+    measured one, the mean absolute error over tasks and the largest. Episodes are compared over
+    the (task, seed) pairs every run holds."""
     keys = set(zip(real["task_id"], real["seed"], strict=True))
     for frame in predicted.values():
         keys &= set(zip(frame["task_id"], frame["seed"], strict=True))
@@ -502,7 +503,7 @@ def prediction_table(real: pd.DataFrame, predicted: dict[str, pd.DataFrame]
         pred = rates(frame).reindex(measured.index)
         err = (pred - measured).abs()
         table[name] = pred.values
-        table[f"|{name} - measured|"] = err.values
+        table[f"{name} error"] = err.values
         overall.append({"profile": name, "success": float(pred.mean()),
                         "difference": float(pred.mean() - measured.mean()),
                         "mean absolute error": float(err.mean()),
@@ -517,12 +518,18 @@ def _config_name(frame: pd.DataFrame, fallback: str) -> str:
     return str(names[0])
 
 
+def _short(name: str) -> str:
+    """agent/perception/worker -> perception (the part a calibration changes)."""
+    parts = name.split("/")
+    return parts[1] if len(parts) == 3 else name
+
+
 def print_prediction(real_dir: Path, predicted_dirs: Sequence[Path]) -> str:
     real = load_episodes([real_dir])
     predicted = {}
     for d in predicted_dirs:
         frame = load_episodes([d])
-        predicted[_config_name(frame, str(d))] = frame
+        predicted[_short(_config_name(frame, str(d)))] = frame
     table, overall = prediction_table(real, predicted)
     fmt = table.copy()
     for col in fmt.columns[2:]:

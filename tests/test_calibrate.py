@@ -239,9 +239,9 @@ def test_prediction_error_per_task_and_overall(tmp_path: Path) -> None:
     table = table.set_index("task")
     assert list(table.index) == ["a", "b"]  # task c is in one run only
     assert table.loc["a", "measured"] == pytest.approx(0.8)
-    assert table.loc["b", "|synthetic_ocr - measured|"] == pytest.approx(0.2)
-    assert table.loc["a", "|synthetic - measured|"] == pytest.approx(0.2)
-    assert table.loc["b", "|synthetic - measured|"] == pytest.approx(0.8)
+    assert table.loc["b", "synthetic_ocr error"] == pytest.approx(0.2)
+    assert table.loc["a", "synthetic error"] == pytest.approx(0.2)
+    assert table.loc["b", "synthetic error"] == pytest.approx(0.8)
     assert list(table["seeds"]) == [10, 10]
     row = overall.set_index("profile")
     assert row.loc["synthetic_ocr", "mean absolute error"] == pytest.approx(0.15)
@@ -256,7 +256,8 @@ def test_compare_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture)
     assert calibrate.main(["--compare", str(real), str(good), str(bad)]) == 0
     out = capsys.readouterr().out
     assert "| a | 10 | 0.80 | 0.70 | 0.10 | 1.00 | 0.20 |" in out
-    assert "| full/synthetic_ocr/scripted | 0.550 | +0.050 | 0.150 | 0.200 |" in out
+    assert "| task | seeds | measured | synthetic_ocr | synthetic_ocr error | synthetic |" in out
+    assert "| synthetic_ocr | 0.550 | +0.050 | 0.150 | 0.200 |" in out
     assert calibrate.main(["--compare", str(real), str(tmp_path / "missing")]) == 2
 
 
@@ -308,3 +309,34 @@ def test_calibrating_the_synthetic_backend_recovers_its_parameters(tmp_path: Pat
     assert cfg.perception.profile == "selftest" and cfg.perception.occlusion
     assert cfg.perception.miss_small_p == est["miss_small_p"]
     assert cfg.perception.cap == SyntheticConfig().cap  # the calibrated backend's own caps
+
+
+def _tier_from_json(c: dict) -> TierCounts:
+    ambiguous = []
+    for key, n in c["ambiguous_rows"].items():
+        j, k = (int(part.split()[0]) for part in key.split(", "))
+        ambiguous += [[j, k]] * n
+    fields = ("rows_identifiable", "rows_merged", "missable", "missed", "labelled", "noisy",
+              "stateful", "state_seen")
+    return TierCounts(**{f: c[f] for f in fields}, ambiguous_rows=ambiguous)
+
+
+def test_the_shipped_ocr_profile_loads_and_follows_from_its_counts() -> None:
+    """conf/perception/synthetic_ocr.yaml is what the estimators make of the counts written
+    beside it (the jitter's edge offsets are kept only as a count), and it loads."""
+    detail = json.loads((REPO / "conf/perception/synthetic_ocr.json").read_text())
+    assert detail["backend"] == "ocr" and detail["page_errors"] == 0
+    small, large = (_tier_from_json(detail["counts"][t]) for t in ("small", "large"))
+    again = estimate(small, large)
+    cfg, resolved = compose_run_config(["perception=synthetic_ocr"])
+    assert isinstance(cfg.perception, SyntheticConfig) and cfg.perception.profile == "ocr"
+    for key, e in again.items():
+        if key != "jitter":
+            assert getattr(cfg.perception, key) == e.value, key
+    edges = sum(detail["counts"][t]["edge_offsets"] for t in ("small", "large"))
+    assert f"of {edges} edge offsets" in detail["estimates"]["jitter"]["basis"]
+    assert cfg.perception.cap == {"small": 24, "large": 80}  # conf/perception/ocr.yaml's caps
+    assert cfg.perception.capture and cfg.perception.occlusion
+    from harness.cli import derived_name
+
+    assert derived_name(resolved, [], None) == "full/synthetic_ocr/scripted"
