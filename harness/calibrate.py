@@ -63,6 +63,8 @@ from typing import Any
 
 import pandas as pd
 import yaml
+from hydra.errors import HydraException
+from omegaconf.errors import OmegaConfBaseException
 from playwright.async_api import async_playwright
 from pydantic import ValidationError
 
@@ -75,6 +77,7 @@ from harness.config import CONF, RunConfig, compose_run_config
 from harness.metrics import RunFolderError, load_episodes
 from reports.markdown import md_table
 from sites.server import FixtureServer
+from tasks.loader import TaskFileError, UnknownTaskError
 from tasks.schema import Task
 
 EXIT_BAD_INPUT = 2
@@ -613,13 +616,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"groundbench-calibrate: config key '{'.'.join(map(str, err['loc']))}': "
               f"{err['msg']}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except (HydraException, OmegaConfBaseException) as exc:
+        print(f"groundbench-calibrate: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if cfg.perception.name == "none":
         print("groundbench-calibrate: perception=none has nothing to calibrate; choose a backend, "
               "e.g. perception=ocr", file=sys.stderr)
         return EXIT_BAD_INPUT
-    from harness.runner import suite_tasks
+    from harness.runner import SuiteConfigError, suite_tasks
 
-    tasks = [t for t in suite_tasks(cfg) if isinstance(t, Task)]
+    try:
+        tasks = [t for t in suite_tasks(cfg) if isinstance(t, Task)]
+    except (SuiteConfigError, TaskFileError, UnknownTaskError) as exc:
+        print(f"groundbench-calibrate: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not tasks:
         print("groundbench-calibrate: the suite has no fixture task", file=sys.stderr)
         return EXIT_BAD_INPUT

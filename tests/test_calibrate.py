@@ -213,6 +213,18 @@ def test_the_command_is_a_console_script() -> None:
     assert scripts["groundbench-calibrate"] == "harness.calibrate:main"
 
 
+def test_bad_input_is_exit_2_with_one_line(capsys: pytest.CaptureFixture) -> None:
+    assert calibrate.main(["perception=none", "--name", "x"]) == 2
+    assert "nothing to calibrate" in capsys.readouterr().err
+    assert calibrate.main(["perception=synthetic", "perception.nope=1", "--name", "x"]) == 2
+    assert "perception.nope" in capsys.readouterr().err
+    assert calibrate.main(["perception=synthetic", "suite.ids=[no-such-task]", "--name", "x"]) == 2
+    assert "no-such-task" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        calibrate.main(["perception=synthetic"])  # no --name
+    assert exc.value.code == 2
+
+
 # --------------------------------------------------------------------------- prediction
 
 
