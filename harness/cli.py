@@ -61,6 +61,8 @@ def part_label(part: dict) -> str:
     """A part's name in a configuration's name: a part of your own is named after its class."""
     if part.get("name") == "custom":
         return str(part.get("_target_", "custom")).rpartition(".")[2]
+    if part.get("profile"):  # a calibrated synthetic profile (groundbench-calibrate)
+        return f"{part['name']}_{part['profile']}"
     return str(part["name"])
 
 

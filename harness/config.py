@@ -93,7 +93,8 @@ class RunConfig(_Frozen):
             return self.policy.target.rpartition(".")[2]
         if self.policy.name != "agent":
             return self.policy.name
-        parts = [p.class_name if isinstance(p, TargetConfig) else p.name
+        parts = [p.class_name if isinstance(p, TargetConfig)
+                 else f"{p.name}_{p.profile}" if getattr(p, "profile", "") else p.name
                  for p in (self.perception, self.worker)]
         return f"{self.agent.name}/{parts[0]}/{parts[1]}"
 
@@ -109,6 +110,9 @@ class RunConfig(_Frozen):
         for section in ("perception", "worker"):
             # Checking the endpoint before the run measures nothing: the hash stays as it was.
             part[section].pop("preflight", None)
+        if part["perception"].get("profile") == "":
+            # Likewise the synthetic model's hand-set profile (no calibrated profile named).
+            del part["perception"]["profile"]
         return xxhash.xxh64_hexdigest(json.dumps(part, sort_keys=True).encode())
 
 

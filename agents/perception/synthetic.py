@@ -35,6 +35,9 @@ from tasks.trace import Cost
 class SyntheticConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: Literal["synthetic"] = "synthetic"
+    # A calibrated profile's name (conf/perception/synthetic_<profile>.yaml, written by
+    # `groundbench-calibrate`); "" for the hand-set defaults. Runs are named synthetic_<profile>.
+    profile: str = Field("", pattern=r"^[A-Za-z0-9_]*$")
     cap: dict[str, int] = Field(default_factory=lambda: {"small": 24, "large": 80})
     miss_small_p: float = Field(0.3, ge=0, le=1)
     merge_row_p: float = Field(0.7, ge=0, le=1)
