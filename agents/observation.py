@@ -180,16 +180,24 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
         own = " ".join(texts.get(ref, ()))
         if own and not node["text"]:
             node["text"] = own
-        node["context"] = (*_nearby_labels(ref, nodes, children, texts), *node["context"])[:10]
+        node["context"] = (*_nearby_labels(ref, nodes, children, texts), *node["context"])[:ROW_CONTEXT + 4]
         elements[ref] = Element(**node)
     return elements
+
+
+# Containers that are one record each: a control inside one belongs to all of it (a table row's
+# key cell, however far from the row's button; a list item's or a card's heading).
+ROW_ROLES = frozenset({"row", "listitem", "article"})
+ROW_CONTEXT = 12  # the most pieces of a row kept as context
 
 
 def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[str]],
                    texts: dict[str, list[str]], wanted: int = 4, levels: int = 3) -> list[str]:
     """What stands next to an element: its parent's text and the labels of the nearest
     non-interactive siblings (a card's heading, a row's caption); when nothing stands beside it
-    (alone in a cell or wrapper), the same one level up (the row header beside the cell)."""
+    (alone in a cell or wrapper), the same one level up (the row header beside the cell). In a
+    row (a table row, a list item, a card) that is every piece of the row, nearest first: the row
+    is the record the control acts on, and its key may sit at the far end."""
     out: list[str] = []
     node_ref = ref
     for _ in range(levels):
@@ -199,7 +207,8 @@ def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[st
         out.extend(texts.get(parent, ()))
         siblings = children.get(parent, [])
         here = siblings.index(node_ref)
-        order = [siblings[j] for d in range(1, wanted + 1) for j in (here - d, here + d)
+        reach = len(siblings) if nodes[parent]["role"] in ROW_ROLES else wanted
+        order = [siblings[j] for d in range(1, reach + 1) for j in (here - d, here + d)
                  if 0 <= j < len(siblings)]
         for other in order:
             sib = nodes[other]
@@ -208,8 +217,8 @@ def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[st
             label = sib["name"] or sib["text"] or " ".join(texts.get(other, ()))
             if label:
                 out.append(label)
-        if out:
-            break  # the nearest container that says something is the element's own
+        if out:  # the nearest container that says something is the element's own
+            return out[:ROW_CONTEXT if reach > wanted else wanted + 2]
         node_ref = parent
     return out[:wanted + 2]
 
