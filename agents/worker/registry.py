@@ -16,6 +16,9 @@ from agents.worker.scripted import ScriptedWorker
 class ScriptedWorkerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: Literal["scripted"] = "scripted"
+    latency_ms: float = Field(0.0, ge=0, description="simulated decision latency, really waited "
+                              "per decision (a model worker's time), so prefetch can hide vision "
+                              "behind it")
 
 
 class CustomWorkerConfig(TargetConfig):
@@ -39,4 +42,4 @@ def build_worker(config: AnyWorker) -> Worker:
         return OpenAIWorker(config)
     if isinstance(config, CustomWorkerConfig):
         return load(config.target, "worker", ("decide",))(**config.options)
-    return ScriptedWorker()
+    return ScriptedWorker(config.latency_ms)

@@ -6,10 +6,13 @@ worker uses whatever the listing carries: with enrichment off it has labels and 
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import re
+import time
 
 from agents.marks import Mark, TargetIdentity, among
-from agents.worker.base import Choice, ChoiceRequest, WorkerReply
+from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
 from tasks.text_match import label_matches, words
 
@@ -115,14 +118,24 @@ def prefers_toggle(mark: Mark) -> bool:
 
 
 class ScriptedWorker:
-    """Answers at once, from the plan: a `PlanFollower`."""
+    """Answers from the plan (a `PlanFollower`): at once, or after `latency_ms` per decision, the
+    time a model worker would take (charged to the step as the decision's cost)."""
 
     name = "scripted"
     sees_image = False
 
+    def __init__(self, latency_ms: float = 0.0) -> None:
+        self.latency_ms = latency_ms
+
     async def decide(self, request: ChoiceRequest) -> Choice:
         assert request.subgoal is not None, "the scripted worker follows a plan"
-        return self.match(request.subgoal, request.marks, request.excluded, request.prefer_toggle)
+        choice = self.match(request.subgoal, request.marks, request.excluded, request.prefer_toggle)
+        if not self.latency_ms:
+            return choice
+        t0 = time.perf_counter()
+        await asyncio.sleep(self.latency_ms / 1000)
+        waited = round((time.perf_counter() - t0) * 1000, 2)
+        return dataclasses.replace(choice, cost=WorkerCost(latency_ms=waited))
 
     def match(self, subgoal: Subgoal, marks: list[Mark],
               excluded: frozenset[TargetIdentity] = frozenset(), prefer_toggle: bool = False
