@@ -17,13 +17,24 @@ CASE_TAGS = {
     "shadow-slider", "div-widget", "canvas", "moving", "covered", "disabled", "autocomplete",
     "dense", "url-grammar", "off-domain", "long-shopping", "no-op",
 }
+# The trap classes of conf/suite/traps.yaml (written outside the agent's own fixtures).
+TRAP_TAGS = {"painted", "nameless", "transient", "exact", "rowkey", "inner-scroll", "misclick-nav",
+             "hover", "drag"}
+
+
+def test_the_traps_suite_holds_every_trap_class() -> None:
+    import yaml
+
+    from harness.config import CONF
+    suite = yaml.safe_load((Path(CONF) / "suite" / "traps.yaml").read_text())
+    assert set(suite["tags"]) == TRAP_TAGS
 
 
 def test_catalogue_covers_every_case() -> None:
     tasks = load_tasks([FIXTURE_TASKS]).values()
     assert len(tasks) >= 25
-    assert CASE_TAGS <= {tag for t in tasks for tag in t.tags}
-    for tag in CASE_TAGS:
+    assert CASE_TAGS | TRAP_TAGS <= {tag for t in tasks for tag in t.tags}
+    for tag in CASE_TAGS | TRAP_TAGS:
         assert any(tag in t.tags and "ci" in t.tags for t in tasks), f"no ci task for {tag}"
     sites = Path(__file__).resolve().parents[1] / "sites"
     for site in {t.site for t in tasks}:
