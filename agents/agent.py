@@ -174,11 +174,21 @@ class GroundingAgent:
         one scroll; without `until`, done after one scroll that moved something."""
         subgoal, rec = step.subgoal, step.rec
         if subgoal.until is not None:
-            found = await choose.ask(step, Subgoal(action="click", target=subgoal.until), step.marks)
-            if found.mark is not None and await act.in_view(step, found.mark):
+            until = Subgoal(action="click", target=subgoal.until)
+            found = await choose.ask(step, until, step.marks)
+            known = None
+            for m in step.episode.mechanisms:
+                if (known := await m.until_target(step, until, found)) is not None:
+                    break
+            target = known or found.mark
+            if target is not None and await act.in_view(step, target):
                 rec.skipped_satisfied, rec.effective, rec.effect = True, True, "in_view"
-                rec.target_role, rec.target_name = found.mark.role, found.mark.label
+                rec.target_role, rec.target_name = target.role, target.label
                 return 1
+            if known is not None:
+                # the DOM holds the target, clipped: scroll it into view through its containers
+                await act.scroll_to(step, known)
+                return 0
         choice = await choose.ask(step, subgoal, step.marks)
         if choice.reply is None:
             rec.error_type = rec.error_type or "no_target"

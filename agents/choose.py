@@ -62,6 +62,12 @@ async def choose(step: Step) -> None:
     for m in step.episode.mechanisms:
         await m.recover(step, SecondLook())
     choice, unseen = step.choice, step.unseen
+    if unseen is not None and unseen.in_view and not choice.satisfied:
+        # within the viewport's height, but a container may clip it (a strip, a short list)
+        for m in step.episode.mechanisms:
+            if await m.clipped(step, unseen.mark):
+                step.unseen = unseen = Unseen(unseen.mark, False)
+                break
     if unseen is not None and unseen.in_view and choice.reply is None and not choice.satisfied:
         for m in step.episode.mechanisms:
             if await m.hidden(step, unseen.mark):

@@ -4,8 +4,9 @@ Each mechanism's module holds its config schema (the switch, named after the mod
 parameters); `AgentConfig` is their union, validated once from Hydra's `agent` group. The list is
 in pipeline order, which is also the order a hook asks the mechanisms in: tiers classify a page
 before gating stores the epoch and freshness overlays the last one; gating ends an epoch on a
-navigation before the navigation guard may go back from a challenge page. Mechanisms of one's own
-come in by import path (`agent.plugins`), after these."""
+navigation before the navigation guard may go back from a challenge page; the transient wait
+comes first, so every settle hook after it (the ambient filter's) sees the page it settled on.
+Mechanisms of one's own come in by import path (`agent.plugins`), after these."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from agents.enrichment import Enrichment, EnrichmentConfig
 from agents.freshness import Freshness, FreshnessConfig
 from agents.gating import Gating, GatingConfig
 from agents.imports import ImportTargetError, TargetConfig, load
+from agents.inner_scroll import InnerScroll, InnerScrollConfig
 from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
 from agents.navigation_undo import NavigationUndo, NavigationUndoConfig
 from agents.pipeline import Mechanism
@@ -30,6 +32,7 @@ from agents.settle import SettleConfig
 from agents.snapping import Snapping, SnappingConfig
 from agents.subgoal_relevance import SubgoalRelevance, SubgoalRelevanceConfig
 from agents.tiers import Tiers, TiersConfig
+from agents.transient import Transient, TransientConfig
 from agents.viewport_scope import ViewportScope, ViewportScopeConfig
 
 
@@ -65,7 +68,8 @@ class PluginSpec(TargetConfig):
 class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig,
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
-                  NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig):
+                  NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
+                  TransientConfig, InnerScrollConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -80,6 +84,7 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
 
 # (switch, builder) in pipeline order.
 MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
+    ("transient", lambda c: Transient(c.transient_max_ms, c.transient_quiet_ms)),
     ("viewport_scope", lambda c: ViewportScope()),
     ("snapping", lambda c: Snapping()),
     ("tiers", lambda c: Tiers(c.tiers_complex_candidates, c.tiers_complex_controls)),
@@ -91,6 +96,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("compound_split", lambda c: CompoundSplit()),
     ("subgoal_relevance", lambda c: SubgoalRelevance()),
     ("coverage", lambda c: Coverage(c.coverage_cap)),
+    ("inner_scroll", lambda c: InnerScroll(c.inner_scroll_visible_share)),
     ("dead_action_guard", lambda c: DeadActionGuarding(c.dead_action_limit, c.dead_action_min_ms)),
     ("ambient", lambda c: Ambient(c.ambient_probe_ms)),
     ("navigation_guard", lambda c: NavigationGuarding()),

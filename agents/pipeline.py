@@ -191,6 +191,16 @@ class Mechanism:
     async def recover(self, step: Step, pipeline: Recovery) -> None:
         """After the worker chose: a second look when the choice is doubtful."""
 
+    async def clipped(self, step: Step, mark: Mark) -> bool:
+        """A DOM element within the viewport's height that a scrolling container clips, or that
+        lies left or right of the viewport: it must be scrolled into view to be seen."""
+        return False
+
+    async def until_target(self, step: Step, until: Subgoal, found: Choice) -> Mark | None:
+        """The element a scroll's `until` describes, as the DOM knows it (`found`: what the
+        worker chose for it among the step's marks)."""
+        return None
+
     # ---- resolve / act / validate ------------------------------------------------------------
     async def owner_at(self, page: Page, x: float, y: float) -> Owner | None:
         """What would receive an event at a viewport point (only if `resolves_points`)."""

@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # Version of the stored schema: bump it when a field is added, removed or changes type.
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
-SCHEMA_VERSION = 5
+# 6: steps carry transient_ms.
+SCHEMA_VERSION = 6
 
 
 class Cost(BaseModel):
@@ -121,6 +122,9 @@ class StepRecord(BaseModel):
     # after an action that changed nothing: the wait before the next step (the page may not be
     # ready yet; doubles with each no-op in a row, up to AgentConfig.backoff_max_ms)
     backoff_ms: float = 0.0
+    # of validate_ms: waiting for a transient state (spinner, "Loading…", aria-busy, a request in
+    # flight) to pass after a settle (agents/transient.py)
+    transient_ms: float = 0.0
     error_type: str = ""
     error: str = ""
 
