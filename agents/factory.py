@@ -21,6 +21,7 @@ from agents.direct_navigation import DirectNavigating, DirectNavigationConfig
 from agents.enrichment import Enrichment, EnrichmentConfig
 from agents.freshness import Freshness, FreshnessConfig
 from agents.gating import Gating, GatingConfig
+from agents.hit_binding import HitBinding, HitBindingConfig
 from agents.imports import ImportTargetError, TargetConfig, load
 from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
 from agents.navigation_undo import NavigationUndo, NavigationUndoConfig
@@ -63,7 +64,7 @@ class PluginSpec(TargetConfig):
 
 
 class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
-                  PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig,
+                  PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig, HitBindingConfig,
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
@@ -89,6 +90,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("freshness", lambda c: Freshness(c.freshness_max_steps, c.freshness_max_age_s)),
     ("enrichment", lambda c: Enrichment()),
     ("compound_split", lambda c: CompoundSplit()),
+    ("hit_binding", lambda c: HitBinding()),
     ("subgoal_relevance", lambda c: SubgoalRelevance()),
     ("coverage", lambda c: Coverage(c.coverage_cap)),
     ("dead_action_guard", lambda c: DeadActionGuarding(c.dead_action_limit, c.dead_action_min_ms)),
@@ -99,8 +101,8 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
 ]
 
 # A mechanism that works on another's output is built only with it: compound split splits boxes
-# for the DOM bridge.
-REQUIRES = {"compound_split": "enrichment"}
+# for the DOM bridge, hit binding binds what the bridge left unmatched.
+REQUIRES = {"compound_split": "enrichment", "hit_binding": "enrichment"}
 
 
 def switches() -> list[str]:
