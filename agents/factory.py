@@ -22,6 +22,7 @@ from agents.direct_navigation import DirectNavigating, DirectNavigationConfig
 from agents.enrichment import Enrichment, EnrichmentConfig
 from agents.freshness import Freshness, FreshnessConfig
 from agents.gating import Gating, GatingConfig
+from agents.hit_binding import HitBinding, HitBindingConfig
 from agents.imports import ImportTargetError, TargetConfig, load
 from agents.inner_scroll import InnerScroll, InnerScrollConfig
 from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
@@ -66,7 +67,7 @@ class PluginSpec(TargetConfig):
 
 
 class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
-                  PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig,
+                  PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig, HitBindingConfig,
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig):
@@ -94,6 +95,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("freshness", lambda c: Freshness(c.freshness_max_steps, c.freshness_max_age_s)),
     ("enrichment", lambda c: Enrichment()),
     ("compound_split", lambda c: CompoundSplit()),
+    ("hit_binding", lambda c: HitBinding()),
     ("subgoal_relevance", lambda c: SubgoalRelevance()),
     ("coverage", lambda c: Coverage(c.coverage_cap)),
     ("inner_scroll", lambda c: InnerScroll(c.inner_scroll_visible_share)),
@@ -105,8 +107,8 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
 ]
 
 # A mechanism that works on another's output is built only with it: compound split splits boxes
-# for the DOM bridge.
-REQUIRES = {"compound_split": "enrichment"}
+# for the DOM bridge, hit binding binds what the bridge left unmatched.
+REQUIRES = {"compound_split": "enrichment", "hit_binding": "enrichment"}
 
 
 def switches() -> list[str]:

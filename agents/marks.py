@@ -48,6 +48,9 @@ class Mark(BaseModel):
     relevance: float = 0.0
     source: Literal["vision", "dom"] = "dom"
     degraded: bool = False  # reachable by coordinates only (canvas, closed shadow root, no match)
+    # A control drawn without a name: the boxes of the alike controls beside it (itself among
+    # them), as the page lays them out (agents/hit_binding.py); () when not known.
+    peers: tuple[Box, ...] = ()
 
     def listing_line(self) -> str:
         """How the mark reads in the text listing shown to a language-model worker."""

@@ -90,7 +90,7 @@ def to_viewport(step: Step, result: PerceptionResult) -> list[Seen]:
     return out
 
 
-def enrich(step: Step, seen: list[Seen]) -> list[Mark]:
+async def enrich(step: Step, seen: list[Seen]) -> list[Mark]:
     """Marks for the candidates: through the DOM bridge if there is one, else as vision saw them."""
     t0 = time.perf_counter()
     mechanisms = step.episode.mechanisms
@@ -103,6 +103,8 @@ def enrich(step: Step, seen: list[Seen]) -> list[Mark]:
         step.rec.unmatched = len(marks)
     for m in mechanisms:
         marks = m.after_bridge(step, marks)
+    for m in mechanisms:
+        marks = await m.bind(step, seen, marks)
     step.rec.enrich_ms += _ms(t0)
     return marks
 
@@ -119,5 +121,5 @@ async def listing(step: Step) -> None:
     """Perceive, enrich, rank: the step's marks."""
     await perceive(step)
     if step.episode.backend is not None:
-        step.marks = enrich(step, step.seen)
+        step.marks = await enrich(step, step.seen)
     step.marks = rank(step, step.marks)

@@ -177,6 +177,11 @@ class Mechanism:
     def after_bridge(self, step: Step, marks: list[Mark]) -> list[Mark]:
         return marks
 
+    async def bind(self, step: Step, seen: list[Seen], marks: list[Mark]) -> list[Mark]:
+        """After the bridge, on the live page: what the candidates `seen` show that matched no
+        element of the accessibility tree, bound to what would receive a click there."""
+        return marks
+
     def rank(self, step: Step, marks: list[Mark]) -> list[Mark]:
         return marks
 

@@ -71,6 +71,7 @@ class StepRecord(BaseModel):
     vision_lagging: bool = False
     # enrich / rank / choose
     unmatched: int = 0
+    hit_bound: int = 0  # marks bound by a hit test to a control the accessibility tree lacks
     split: int = 0
     source: str = ""
     mark_rank: int = 0

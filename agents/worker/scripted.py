@@ -12,6 +12,7 @@ import re
 import time
 
 from agents.marks import Mark, TargetIdentity, among
+from agents.observation import Box
 from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
 from tasks.text_match import label_matches, words
@@ -49,6 +50,20 @@ def exact_name(subgoal: Subgoal) -> str | None:
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'')
 
 
+# "(the box, not the sentence or its link)": a clause that says what the target is not.
+_NEGATED = re.compile(r"(?:[,(;]|\bbut)\s*not\s+(?:the|a|an|its|any)\b([^)\];]*)", re.IGNORECASE)
+
+
+def said(target: str) -> tuple[str, set[str]]:
+    """A description without the clauses that say what the target is not, and the roles those
+    clauses name ("not the sentence or its link": link)."""
+    negated: set[str] = set()
+    for clause in _NEGATED.findall(target):
+        negated |= set().union(*(ROLE_WORDS.get(w, set()) for w in words(clause)
+                                 if w not in ("box", "toggle", "option")))
+    return _NEGATED.sub(" ", target), negated
+
+
 def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
     """Higher is a better match; <= 0 means this mark is not a plausible target. When the plan
     names the visible label, a mark that does not show it is never chosen; when the description
@@ -61,7 +76,10 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
     exact = exact_name(subgoal)
     if exact is not None and words(exact) != words(mark.label):
         return 0.0
-    desc = [w for w in words(subgoal.target or "") if w not in STOP_WORDS]
+    target, negated = said(subgoal.target or "")
+    if mark.role and mark.role in negated:
+        return 0.0
+    desc = [w for w in words(target) if w not in STOP_WORDS]
     name_words = set(words(mark.label))
     s = 0.0
     if subgoal.label:
@@ -78,7 +96,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
     # A control without a name of its own (a text box after a plain "Username" label) is known
     # by what stands beside it, so its context weighs as much as a name would.
     s += (1.0 if not name_words else 0.5) * _context_fit(desc, name_words, mark.context)
-    role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in words(subgoal.target or "")))
+    role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in words(target)))
     if mark.role in role_hints:
         s += 0.75
     if s > 0 and prefer_toggle and subgoal.action == "expand" and prefers_toggle(mark):
@@ -176,7 +194,10 @@ class ScriptedWorker:
 
     def _nth(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[TargetIdentity]) -> Choice:
         """"The 2nd text box": the targets whose role the description names (and that show the
-        label, if one is expected), one per element, in reading order; the nth of them."""
+        label, if one is expected), one per element, in reading order; the nth of them (from the
+        end when the description counts from the right, the bottom or the end, or says "last").
+        When no mark has such a role (stars, dots, tick boxes drawn without one), the nth of a
+        row of alike marks without a name (`visual_nth`)."""
         roles = described_roles(subgoal)
         seen: set[str] = set()
         fits = []
@@ -188,13 +209,68 @@ class ScriptedWorker:
                 continue
             seen.add(mark.ref or "")
             fits.append(mark)
-        fits.sort(key=lambda m: (round((m.box.y + m.box.height / 2) / 8), m.box.x))
         assert subgoal.nth is not None
+        if not fits:
+            return self._visual_nth(subgoal, marks, excluded)
+        fits.sort(key=lambda m: (round((m.box.y + m.box.height / 2) / 8), m.box.x))
+        if from_end(subgoal):
+            fits.reverse()
         if len(fits) < subgoal.nth:
             return Choice(None)
         mark = fits[subgoal.nth - 1]
         if _state_holds(subgoal, mark):
             return Choice(None, mark, 1.0, satisfied=True)
+        return self._reply(subgoal, mark, 1.0)
+
+    def _visual_nth(self, subgoal: Subgoal, marks: list[Mark],
+                    excluded: frozenset[TargetIdentity]) -> Choice:
+        """"The 4th star from the left": among marks with no name and no role, the groups of alike
+        ones (the peers a hit test found beside a mark; else vision's boxes of about one size in
+        one row); the group whose context fits the description best; its nth box in reading
+        order. The mark acted on is the listed one at that box, or, when vision missed it, the
+        group's mark moved there (reached by its point)."""
+        assert subgoal.nth is not None
+        nameless = [m for m in marks if not m.role and not words(m.label)
+                    and not (excluded and among(m.identity, excluded))]
+        groups: list[tuple[list[Box], list[Mark]]] = []
+        by_peers: dict[tuple, int] = {}
+        for m in nameless:
+            if len(m.peers) >= 2:
+                key = tuple((round(b.x), round(b.y)) for b in m.peers)
+                if key not in by_peers:
+                    by_peers[key] = len(groups)
+                    groups.append((list(m.peers), []))
+                groups[by_peers[key]][1].append(m)
+        for m in sorted((m for m in nameless if len(m.peers) < 2), key=lambda m: m.box.x):
+            home = next((g for g in groups if not g[1][0].peers and _alike_in_row(g[1][-1], m)), None)
+            if home is None:
+                groups.append(([], [m]))
+            else:
+                home[1].append(m)
+        groups = [(boxes or [m.box for m in members], members) for boxes, members in groups]
+        groups = [g for g in groups if len(g[0]) >= 2]
+        if not groups:
+            return Choice(None)
+        target, _ = said(subgoal.target or "")
+        desc = [w for w in words(target) if w not in STOP_WORDS]
+
+        def fit(group: tuple[list[Box], list[Mark]]) -> tuple[float, float, float]:
+            context = tuple(c for m in group[1] for c in m.context)
+            first = min(group[0], key=lambda b: (b.y, b.x))
+            return (_context_fit(desc, set(), context), -round(first.y / 8), -first.x)
+
+        boxes, members = max(groups, key=fit)
+        across = max(b.x for b in boxes) - min(b.x for b in boxes) >= max(b.y for b in boxes) - min(b.y for b in boxes)
+        boxes = sorted(boxes, key=(lambda b: (b.x, b.y)) if across else (lambda b: (b.y, b.x)))
+        if from_end(subgoal):
+            boxes.reverse()
+        if len(boxes) < subgoal.nth:
+            return Choice(None)
+        box = boxes[subgoal.nth - 1]
+        cx, cy = box.center
+        listed = next((m for m in members if m.box.x <= cx <= m.box.x + m.box.width
+                       and m.box.y <= cy <= m.box.y + m.box.height), None)
+        mark = listed or members[0].model_copy(update={"box": box})
         return self._reply(subgoal, mark, 1.0)
 
     @staticmethod
@@ -203,6 +279,22 @@ class ScriptedWorker:
                             clear=subgoal.clear, then=subgoal.then, value=subgoal.value,
                             direction=subgoal.direction, offset=subgoal.offset)
         return Choice(reply, mark, s)
+
+
+_FROM_END = re.compile(r"\bfrom the (?:right|end|bottom|last)\b|\blast\b", re.IGNORECASE)
+
+
+def from_end(subgoal: Subgoal) -> bool:
+    """Whether the description counts from the end ("2nd from the right", "the last")."""
+    return bool(_FROM_END.search(said(subgoal.target or "")[0]))
+
+
+def _alike_in_row(a: Mark, b: Mark) -> bool:
+    """Two boxes of about one size side by side in one row (two stars of a painted rating)."""
+    (ax, ay), (bx, by) = a.box.center, b.box.center
+    h = max(a.box.height, b.box.height)
+    return (abs(ay - by) <= h / 2 and abs(a.box.width - b.box.width) <= 0.4 * max(a.box.width, b.box.width)
+            and abs(a.box.height - b.box.height) <= 0.4 * h and abs(ax - bx) <= 4 * max(a.box.width, b.box.width))
 
 
 def described_roles(subgoal: Subgoal) -> set[str]:

@@ -1,0 +1,188 @@
+"""Hit binding: a vision box that the DOM bridge could not match to any element of the
+accessibility tree is bound to what the page would hand a click at that place.
+
+Pages draw controls the accessibility tree does not know: a <div> painted as a tick box or a
+switch, stars painted as SVG paths, a strip of dots. None has a role or a name, so the bridge has
+nothing to bind and a mark without a name never fits a description. The hit test asks the page
+instead: the element on top at the box's centre, and the outermost element of its chain drawn
+with a pointer cursor (or with an `onclick`), is the control. The mark then carries
+
+- the control's own box (the vision box snapped to it), its own text, if any, as its label;
+- its context: the text beside it (a sibling sentence; else, one level up, the caption of the row
+  it sits in), so "the box beside "I agree to the Terms"" can be chosen by that text;
+- its peers: the alike controls beside it (same tag, a pointer cursor, about its size), so "the
+  4th star" is counted among the stars the page draws, not among the ones vision happened to see.
+
+A box whose centre holds no such control but that encloses some (a row drawn as one box: a tick
+and its sentence) becomes those controls, each with the box's words as context. A box over text
+that takes no click (no pointer, no handler, no control inside; not a canvas, a frame or a closed
+widget, which only coordinates reach) is dropped: it is not something to act on. A box whose place
+the page cannot name (a canvas) stays as vision saw it, for the degraded coordinate route."""
+
+from __future__ import annotations
+
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
+
+from agents.interactive import inject
+from agents.marks import Mark, Seen, iou
+from agents.observation import Box
+from agents.pipeline import Mechanism, Step
+
+
+class HitBindingConfig(BaseModel):
+    hit_binding: bool = True
+
+
+# For each box [x, y, w, h] (top-document viewport px): {kind: "bound", parts: [...]} with the
+# controls bound there, {kind: "inert"} for plain text, or {kind: "opaque"} (canvas, frame, closed
+# widget, nothing there). A part: {box, text, context: [...], peers: [[x, y, w, h], ...]}.
+_BIND_JS = inject(r"""
+(boxes) => {
+  const KNOWN = __CLICKABLE__;
+  const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const pointer = (n) => n && n.nodeType === 1 && getComputedStyle(n).cursor === "pointer";
+  const rect = (n) => { const r = n.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
+  const clickable = (n) => pointer(n) || (n.hasAttribute && n.hasAttribute("onclick"));
+  // The control a click at `el` lands on: the outermost element of its pointer chain (a pointer
+  // cursor is inherited, so the control is where it starts), or an element with onclick. Not one
+  // the accessibility tree already knows (the bridge binds those).
+  const controlOf = (el) => {
+    let found = null;
+    for (let n = el; n && n !== document.body && n !== document.documentElement; n = n.parentElement) {
+      if (n.matches(KNOWN)) return null;
+      if (clickable(n) && !(pointer(n) && pointer(n.parentElement))) { found = n; break; }
+    }
+    return found && !found.closest(KNOWN) ? found : null;
+  };
+  const textOf = (n) => norm(n.innerText || n.textContent || "");
+  // The text beside a control: its siblings' text, nearest first; else the same one level up.
+  const contextOf = (el) => {
+    const out = [];
+    let node = el;
+    for (let level = 0; level < 4 && node.parentElement && !out.length; level++) {
+      const parent = node.parentElement;
+      const sibs = Array.from(parent.childNodes);
+      const here = sibs.indexOf(node);
+      const order = [];
+      for (let d = 1; d < sibs.length; d++) {
+        if (here - d >= 0) order.push(sibs[here - d]);
+        if (here + d < sibs.length) order.push(sibs[here + d]);
+      }
+      for (const s of order) {
+        if (s.nodeType === 3) { const t = norm(s.textContent); if (t) out.push(t); continue; }
+        if (s.nodeType !== 1 || s.contains(el)) continue;
+        const t = textOf(s);
+        if (t && t.length <= 200) out.push(t);
+        if (out.length >= 3) break;
+      }
+      node = parent;
+    }
+    return out.slice(0, 3);
+  };
+  const peersOf = (el) => {
+    const parent = el.parentElement;
+    if (!parent) return [];
+    const [, , w, h] = rect(el);
+    const alike = Array.from(parent.children).filter((c) => {
+      if (c.tagName !== el.tagName || !clickable(c)) return false;
+      const [, , cw, ch] = rect(c);
+      return cw > 1 && ch > 1 && Math.abs(cw - w) <= 0.3 * w + 1 && Math.abs(ch - h) <= 0.3 * h + 1;
+    });
+    return alike.length >= 2 ? alike.map(rect) : [];
+  };
+  const part = (el) => ({ box: rect(el), text: norm(el.getAttribute("aria-label") || textOf(el)).slice(0, 80),
+                          context: contextOf(el), peers: peersOf(el) });
+  const hitAt = (x, y) => {
+    let el = document.elementFromPoint(x, y);
+    while (el && el.shadowRoot) {
+      const inner = el.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    return el;
+  };
+  return boxes.map(([x, y, w, h, insideOnly]) => {
+    const el = hitAt(x + w / 2, y + h / 2);
+    if (!el || el === document.body || el === document.documentElement) return { kind: "opaque" };
+    if (el.tagName === "IFRAME" || el.tagName === "CANVAS" || el.tagName === "EMBED" || el.tagName === "OBJECT" ||
+        (customElements.get(el.localName) && !el.shadowRoot)) return { kind: "opaque" };
+    if (el.closest(KNOWN) && !insideOnly) return { kind: "opaque" };  // the tree's own control
+    const own = insideOnly ? null : controlOf(el);
+    if (own) return { kind: "bound", parts: [part(own)], centre: true };
+    // A box drawn over a row: the nameless controls mostly inside it.
+    const inside = [];
+    let scope = el;
+    while (scope.parentElement && scope !== document.body) {
+      const [sx, sy, sw, sh] = rect(scope);
+      if (sx <= x + 2 && sy <= y + 2 && sx + sw >= x + w - 2 && sy + sh >= y + h - 2) break;
+      scope = scope.parentElement;
+    }
+    for (const n of scope.querySelectorAll("*")) {
+      const [nx, ny, nw, nh] = rect(n);  // geometry first: far cheaper than a computed style
+      if (nw < 2 || nh < 2 || nx + nw < x || ny + nh < y || nx > x + w || ny > y + h) continue;
+      if (!clickable(n) || (pointer(n) && pointer(n.parentElement)) || n.matches(KNOWN) || n.closest(KNOWN)) continue;
+      const ix = Math.max(0, Math.min(nx + nw, x + w) - Math.max(nx, x));
+      const iy = Math.max(0, Math.min(ny + nh, y + h) - Math.max(ny, y));
+      if (ix * iy >= 0.5 * nw * nh && nw * nh < 0.9 * w * h) inside.push(part(n));
+    }
+    if (inside.length || insideOnly) return { kind: "bound", parts: inside };
+    for (let n = el; n; n = n.parentElement) if (clickable(n)) return { kind: "opaque" };
+    return { kind: "inert" };
+  });
+}
+""")
+
+
+def _box(b: list[float]) -> Box:
+    return Box(x=b[0], y=b[1], width=b[2], height=b[3])
+
+
+class HitBinding(Mechanism):
+    name = "hit_binding"
+
+    async def bind(self, step: Step, seen: list[Seen], marks: list[Mark]) -> list[Mark]:
+        loose = [m for m in marks if m.ref is None and not m.role and not m.frame]
+        # A candidate the bridge bound to a much smaller control of the tree (a row drawn as one
+        # box, its centre on the link in its sentence): the nameless controls inside it too.
+        partly = [s for s in seen if not any(m.ref is None and m.box == s.box for m in loose)
+                  and not any(iou(m.box, s.box) > 0.3 and m.box.area >= 0.5 * s.box.area for m in marks)]
+        if not loose and not partly:
+            return marks
+        query = [[b.x, b.y, b.width, b.height, False] for b in (m.box for m in loose)]
+        query += [[s.box.x, s.box.y, s.box.width, s.box.height, True] for s in partly]
+        try:
+            found = await step.page.evaluate(_BIND_JS, query)
+        except PlaywrightError:
+            return marks
+        bound = {id(m): f for m, f in zip(loose, found)}
+        out: list[Mark] = []
+        taken: set[tuple[int, ...]] = set()
+
+        def add(mark: Mark, parts: list[dict], words_of_box: str) -> None:
+            for part in parts:
+                key = tuple(round(v) for v in part["box"])
+                if key in taken:
+                    continue  # two boxes on one control make one mark
+                taken.add(key)
+                context = tuple(part["context"])
+                if words_of_box and words_of_box != part["text"] and words_of_box not in context:
+                    context = (*context, words_of_box)  # a row's words name the controls in it
+                out.append(mark.model_copy(update={
+                    "box": _box(part["box"]), "label": part["text"], "context": context[:4],
+                    "ref": None, "role": "", "states": {}, "frame": "", "source": "vision",
+                    "peers": tuple(_box(b) for b in part["peers"])}))
+
+        for mark in marks:
+            got = bound.get(id(mark))
+            if got is None or got["kind"] == "opaque":
+                out.append(mark)
+            elif got["kind"] == "bound":
+                add(mark, got["parts"], "" if got.get("centre") else mark.label)
+            # "inert": text that takes no click, not something to act on
+        for s, got in zip(partly, found[len(loose):]):
+            base = Mark(number=0, box=s.box, label=s.label, confidence=s.confidence, source="vision")
+            add(base, [p for p in got.get("parts", []) if not any(
+                iou(_box(p["box"]), m.box) > 0.5 for m in out)], s.label)
+        step.rec.hit_bound = sum(1 for m in out if m.ref is None and (m.context or m.peers))
+        return [m.model_copy(update={"number": i}) for i, m in enumerate(out, 1)]

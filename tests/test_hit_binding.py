@@ -1,0 +1,76 @@
+"""agents/hit_binding.py and the scripted worker's ordinal choice among nameless marks, each on a
+page of its own (tests/language/sites/survey, privacy):
+
+- survey: two strips of five painted dots (divs: no text, no role, no name), "the 2nd dot from the
+  right in the Delivery speed row". With hit binding, each dot vision saw is bound to the div a
+  click lands on, knows the caption of its row and the alike dots beside it, so the ordinal counts
+  the dots the page draws (vision misses some); without it nothing fits.
+- privacy: switches drawn from divs at the end of sentence rows, one sentence holding a link to a
+  recorded page. With hit binding the switch is chosen by the sentence before it; without it the
+  nameless switch never fits and the task fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from agents.worker.scripted import from_end, said
+from tasks.schema import Subgoal
+from tests.conftest import run_experiment
+
+HERE = Path(__file__).parent / "language"
+COMMON = [f"sites.dirs=[{HERE / 'sites'}]", f"tasks.dirs=[{HERE / 'tasks'}]", "suite=fixtures",
+          "seeds=[0,1]", "trace.playwright=false", "perception=synthetic"]
+
+
+@pytest.mark.parametrize("task", ["survey-dots", "privacy-digest"])
+def test_nameless_controls_are_bound_and_chosen(tmp_path: Path, task: str) -> None:
+    on = run_experiment(tmp_path / "on", [*COMMON, f"suite.ids=[{task}]"])
+    assert on.episodes.success.all(), on.episodes.failure_detail.tolist()
+    steps = pd.read_parquet(on.run_dir / "steps.parquet")
+    first = steps[(steps.subgoal_index == 0) & steps.effective]
+    assert (first.route == "point").all() and not first.degraded.any()
+    assert (steps.hit_bound > 0).any()
+    off = run_experiment(tmp_path / "off", [*COMMON, f"suite.ids=[{task}]", "agent.hit_binding=false"])
+    assert not off.episodes.success.any()
+    assert (pd.read_parquet(off.run_dir / "steps.parquet").hit_bound == 0).all()
+
+
+def test_what_a_description_says_and_denies() -> None:
+    text, denied = said('the tick box left of "I agree" (the box, not the sentence or its link)')
+    assert denied == {"link"} and "link" not in text and "tick box" in text
+    assert said("Not now button") == ("Not now button", set())  # a name, not a clause
+    assert from_end(Subgoal(action="click", target="the 2nd dot from the right", nth=2))
+    assert from_end(Subgoal(action="click", target="the last star", nth=1))
+    assert not from_end(Subgoal(action="click", target="the 4th star from the left", nth=4))
+
+
+def _mark(n: int, x: float, y: float = 100, peers: tuple = (), context: tuple = ()) -> object:
+    from agents.marks import Mark
+    from agents.observation import Box
+    return Mark(number=n, box=Box(x=x, y=y, width=20, height=20), label="", source="vision",
+                peers=peers, context=context)
+
+
+def test_the_nth_of_a_row_of_nameless_marks() -> None:
+    from agents.observation import Box
+    from agents.worker.scripted import ScriptedWorker
+    worker = ScriptedWorker()
+    # vision alone (a canvas: no peers): its boxes in one row, counted from the left or the right
+    row = [_mark(i, 100 + 30 * i) for i in (1, 2, 3, 4, 5)]
+    star = Subgoal(action="click", target="the 4th star from the left", nth=4)
+    assert worker.match(star, row).mark.box.x == 220
+    right = Subgoal(action="click", target="the 2nd star from the right", nth=2)
+    assert worker.match(right, row).mark.box.x == 220
+    # bound by a hit test: counted among the peers the page draws, even one vision missed; the
+    # group whose context fits the description wins
+    peers = tuple(Box(x=100 + 30 * i, y=300, width=20, height=20) for i in range(5))
+    other = tuple(Box(x=100 + 30 * i, y=100, width=20, height=20) for i in range(5))
+    marks = [_mark(1, 100, 100, other, ("Packaging",)), _mark(2, 100, 300, peers, ("Delivery speed",)),
+             _mark(3, 190, 300, peers, ("Delivery speed",))]
+    got = worker.match(Subgoal(action="click", target="the 2nd dot in the Delivery speed row", nth=2), marks)
+    assert got.mark.box.x == 130 and got.mark.box.y == 300  # not listed: the group's mark, moved
+    got = worker.match(Subgoal(action="click", target="the 4th dot in the Delivery speed row", nth=4), marks)
+    assert got.mark.number == 3
