@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 # Version of the stored schema: bump it when a field is added, removed or changes type.
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
-# 6: steps carry transient_ms.
+# 6: steps carry transient_ms and hit_bound.
 SCHEMA_VERSION = 6
 
 
