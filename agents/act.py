@@ -68,10 +68,11 @@ async def resolve(step: Step, reply: WorkerReply, mark: Mark | None,
             # the wheel over the container the mark belongs to
             rec.ref = mark.ref or ""
             if mark.ref is not None:
-                return Scroll(direction=reply.direction, within=mark.ref, observation_id=mark.observation_id)
-            return Scroll(direction=reply.direction, point=mark.box.center)
+                return Scroll(direction=reply.direction, pixels=_pixels(step), within=mark.ref,
+                              observation_id=mark.observation_id)
+            return Scroll(direction=reply.direction, pixels=_pixels(step), point=mark.box.center)
         case "scroll":
-            return Scroll(direction=reply.direction)
+            return Scroll(direction=reply.direction, pixels=_pixels(step))
         case "navigate":
             return Navigate(url=reply.url or "")
         case "back":
@@ -112,6 +113,11 @@ async def resolve(step: Step, reply: WorkerReply, mark: Mark | None,
     else:
         rec.degraded, rec.perceptual_confidence = True, DEGRADED_CONFIDENCE
     return _targeted(reply, {"point": owner.point}, to)
+
+
+def _pixels(step: Step) -> int:
+    """How far one scroll goes: the plan's `pixels` for a scroll subgoal, else the default."""
+    return step.subgoal.pixels if step.subgoal.action == "scroll" else Scroll().pixels
 
 
 async def _actionable(step: Step, mark: Mark) -> bool:

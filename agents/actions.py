@@ -183,6 +183,41 @@ async def _centre(loc: Locator, timeout_ms: float) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
+# The element's nearest ancestor (or itself) that scrolls along the axis: a list, a strip, a table
+# body; the document's scrolling element when none does.
+_SCROLLER_JS = """
+(el, horizontal) => {
+  const scrolls = (n) => {
+    const cs = getComputedStyle(n), ov = horizontal ? cs.overflowX : cs.overflowY;
+    return /(auto|scroll|overlay)/.test(ov)
+      && (horizontal ? n.scrollWidth > n.clientWidth : n.scrollHeight > n.clientHeight);
+  };
+  for (let n = el; n; n = n.parentElement || n.getRootNode().host || null) {
+    if (n === document.body || n === document.documentElement) break;
+    if (scrolls(n)) return n;
+  }
+  return document.scrollingElement || document.documentElement;
+}
+"""
+
+
+async def _scroller_point(page: Page, loc: Locator, direction: str, timeout_ms: float) -> tuple[float, float]:
+    """Where the wheel turns to scroll the container an element sits in: the middle of what is
+    visible of that container (the element itself may be clipped out of view, and scrolling it
+    into view first would undo the scroll)."""
+    handle = await loc.evaluate_handle(_SCROLLER_JS, direction in ("left", "right"), timeout=timeout_ms)
+    element = handle.as_element()
+    box = await element.bounding_box() if element is not None else None
+    size = page.viewport_size or {"width": 1280, "height": 720}
+    if box is None:
+        return size["width"] / 2, size["height"] / 2
+    x0, x1 = max(box["x"], 0), min(box["x"] + box["width"], size["width"])
+    y0, y1 = max(box["y"], 0), min(box["y"] + box["height"], size["height"])
+    if x1 <= x0 or y1 <= y0:  # the container itself is out of view: bring it in first
+        return await _centre(loc, timeout_ms)
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
 async def _drag(page: Page, refs: RefBook, action: Drag, timeout_ms: float) -> None:
     if action.point is not None:
         start = action.point
@@ -208,8 +243,8 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
     if isinstance(action, Scroll) and (action.within is not None or action.point is not None):
         point = action.point
         if action.within is not None:
-            point = await _centre(await locator_for(page, refs, action.within, action.observation_id),
-                                  timeout_ms)
+            loc = await locator_for(page, refs, action.within, action.observation_id)
+            point = await _scroller_point(page, loc, action.direction, timeout_ms)
         assert point is not None
         await page.mouse.move(*point)
         await page.mouse.wheel(*action.delta)

@@ -42,7 +42,8 @@ def test_the_agent_hovers_drags_and_scrolls_inside_a_strip_until_the_target_show
     by_subgoal = done.groupby("subgoal_index")
     assert by_subgoal.action.first().tolist()[:2] == ["hover", "click"]
     scroll = steps[steps.subgoal_action == "scroll"]
-    # at least one wheel turn over the strip, then the until-target found in view
+    # scrolled (inner_scroll brings the clipped target into view through its strip), then the
+    # until-target found in view
     assert (scroll.action == "scroll").any() and scroll.effect.iloc[-1] == "in_view"
     assert scroll.target_name.iloc[-1] == "Mix 12"
     drags = steps[(steps.action == "drag") & steps.effective]
@@ -85,3 +86,15 @@ def test_the_step_that_set_something_wrong_is_named(full_run) -> None:
     assert "played = 'Mix 1'" in wrong.state_wrong.iloc[0] and "saved" in wrong.state_wrong.iloc[1]
     found = first_wrong(steps.to_dict("records"))
     assert found is not None and found[0]["target_name"] == "Mix 1"
+
+
+def test_a_targeted_scroll_turns_the_wheel_over_its_container_by_the_plans_pixels(tmp_path: Path) -> None:
+    # without inner_scroll's direct route the subgoal is carried out as written: wheel turns of
+    # the plan's 300 px over the strip (one turn of the default 600 px brings Mix 12 in)
+    run = run_experiment(tmp_path, [*COMMON, "suite.ids=[studio-all]", "perception=none",
+                                    "agent.inner_scroll=false"])
+    assert run.episodes.success.all(), run.episodes.failure_detail.tolist()
+    scroll = _steps(run, "studio-all").query("subgoal_action == 'scroll'")
+    wheel = scroll[scroll.action == "scroll"]
+    assert len(wheel) >= 2 and (wheel.target_name == "Mix 1").all()
+    assert scroll.effect.iloc[-1] == "in_view"
