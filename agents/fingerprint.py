@@ -4,9 +4,10 @@ Parts (each hashed with xxhash: xxHash32 in the page, so only digests leave it; 
 step so a cache miss names the part that moved):
 - dom: the interactive element set (tag, role, type, name, checked/expanded/pressed/disabled), in
   order; volatile ids and class names are left out on purpose.
-- text: the rendered text, the scroll position and where the controls in view are drawn (so a
-  layout shift under cached boxes is a miss). On a page about one viewport tall, the whole
-  body's text; on a longer page, the text in view (what vision saw): the elements in view that
+- text: the rendered text, the scroll position (the window's, and a count of scrolls inside the
+  page: a list or strip that scrolled shows other things where the cached boxes were) and where
+  the controls in view are drawn (so a layout shift under cached boxes is a miss). On a page
+  about one viewport tall, the whole body's text; on a longer page, the text in view (what vision saw): the elements in view that
   fit about one viewport, found going down from <body> without entering what is out of view.
   Rendering the whole text of a 40,000-element page was the largest part of a step's reading, and
   a change far below the fold moves no box in view. Such a change still counts as an action's
@@ -45,6 +46,11 @@ MUTATION_COUNTER_JS = r"""
 (() => {
   window.__gbMutations = 0;
   window.__gbChanges = 0;
+  // Scrolls of elements (a list, a strip, a panel) move what is in view without moving the
+  // window's scroll position: counted, so the text part changes with them.
+  window.__gbInnerScrolls = 0;
+  document.addEventListener("scroll", (e) => { if (e.target !== document) window.__gbInnerScrolls += 1; },
+                            { capture: true, passive: true });
   const observer = new MutationObserver((records) => {
     window.__gbChanges += records.length;
     for (const r of records) window.__gbMutations += r.addedNodes.length + r.removedNodes.length;
@@ -195,7 +201,7 @@ _WALK_JS = inject(r"""
   // One string back: Playwright serialises a large object field by field.
   return JSON.stringify({
     dom: xxh(sigs.join("\n")), values: xxh(values.join("\x1f")), frames: xxh(frames.join("\n")),
-    text: xxh(`${text}\n@${Math.round(scrollX)},${Math.round(scrollY)}\n${layout.join(";")}`),
+    text: xxh(`${text}\n@${Math.round(scrollX)},${Math.round(scrollY)},${window.__gbInnerScrolls ?? 0}\n${layout.join(";")}`),
     bodyText: xxh(text), cross: frames.some((f) => f.startsWith("cross:")),
     url: location.href, mutations, size: document.getElementsByTagName("*").length,
     changes: window.__gbChanges ?? -1, textScope: small ? "document" : "view",

@@ -203,6 +203,24 @@ def test_scroll_is_a_text_miss(chromium: _Chromium) -> None:
     chromium.run(body, html=PAGE % ITEMS)
 
 
+STRIP_PAGE = """<!doctype html><body style="margin:0;height:100vh;overflow:hidden">
+<div id="strip" style="display:flex;overflow-x:auto;width:400px">%s</div></body>""" % "".join(
+    f'<span style="flex:0 0 120px">Tile {i}</span>' for i in range(12))
+
+
+def test_a_scroll_inside_the_page_is_a_text_miss(chromium: _Chromium) -> None:
+    # the window does not move, no text changes and no control moves: only the strip scrolled,
+    # and what is in view is no longer what was perceived
+    async def body(page: Page) -> None:
+        before = await take(page)
+        await page.evaluate("document.getElementById('strip').scrollLeft = 500")
+        await page.wait_for_timeout(50)  # the scroll event fires on the next frame
+        after = await take(page)
+        assert before.differs(after) == ["text"] and gate_on(before).check(after, "small") == "text"
+
+    chromium.run(body, html=STRIP_PAGE)
+
+
 IFRAME_PAGE = """<!doctype html><body><h1>Checkout</h1><button>Top</button>
 <iframe id="fr" width="400" height="200" srcdoc="<p id=t>Total: 5</p><div id=box></div><button>Pay</button>"></iframe>
 </body>"""
