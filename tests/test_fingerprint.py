@@ -203,9 +203,9 @@ def test_scroll_is_a_text_miss(chromium: _Chromium) -> None:
     chromium.run(body, html=PAGE % ITEMS)
 
 
-STRIP_PAGE = """<!doctype html><body style="margin:0;height:100vh;overflow:hidden">
-<div id="strip" style="display:flex;overflow-x:auto;width:400px">%s</div></body>""" % "".join(
-    f'<span style="flex:0 0 120px">Tile {i}</span>' for i in range(12))
+TILES = "".join(f'<span style="flex:0 0 120px">Tile {i}</span>' for i in range(12))
+STRIP_PAGE = ('<!doctype html><body style="margin:0;height:100vh;overflow:hidden">'
+              f'<div id="strip" style="display:flex;overflow-x:auto;width:400px">{TILES}</div></body>')
 
 
 def test_a_scroll_inside_the_page_is_a_text_miss(chromium: _Chromium) -> None:
