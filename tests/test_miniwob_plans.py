@@ -12,7 +12,7 @@ import pytest
 from conftest import compose_config
 
 from harness.runner import SuiteConfigError, suite_tasks
-from reports.miniwob_table import miniwob_table
+from reports.miniwob_table import RepeatsError, miniwob_table, repeats_table
 from tasks.miniwob.catalog import load_miniwob_tasks, time_dependence
 from tasks.miniwob.plans import PLAN_BUILDERS, UtteranceError, build_plan
 
@@ -262,3 +262,29 @@ def test_table_per_task_type_and_config() -> None:
     assert table.loc["all", "full"] == "33% (1/3), 3 calls, 4 steps"
     assert table.loc["all", "failures (full)"] == "wrong_target 1, no_target 1"
     assert miniwob_table(episodes[episodes.task_id == "shop-coupon"]).empty
+
+
+def test_repeats_table_shows_the_spread_and_the_flipped_seeds() -> None:
+    rows = []
+    for run, wins in (("r1", {0, 1}), ("r2", {0}), ("r3", {0, 1})):
+        for seed in (0, 1):
+            rows.append(("miniwob.click-dialog", "full", seed in wins, 1, 1,
+                         "" if seed in wins else "wrong_target", run, seed))
+            rows.append(("miniwob.search-engine", "full", seed == 0, 2, 4,
+                         "" if seed == 0 else "no_target", run, seed))
+    episodes = pd.DataFrame(rows, columns=["task_id", "config_name", "success", "vision_calls",
+                                           "steps", "failure", "run_dir", "seed"])
+    table = repeats_table(episodes).set_index("task type")
+    assert list(table.loc["click-dialog", ["repeat 1", "repeat 2", "repeat 3"]]) == ["2/2", "1/2", "2/2"]
+    assert table.loc["click-dialog", "spread over 3 repeats"] == "50%–100% (1–2/2)"
+    assert table.loc["click-dialog", "seeds that flipped"] == 1
+    assert table.loc["search-engine", "spread over 3 repeats"] == "50% every time (1/2)"
+    assert table.loc["search-engine", "seeds that flipped"] == 0
+    assert table.loc["all", "spread over 3 repeats"] == "50%–75% (2–3/4)"
+    assert table.loc["all", "seeds that flipped"] == 1
+    assert table.loc["all", "pooled (full)"] == "67% (8/12), 1.5 calls, 2.5 steps"
+    assert table.loc["all", "failures (all repeats)"] == "no_target 3, wrong_target 1"
+    with pytest.raises(RepeatsError, match="one config"):
+        repeats_table(episodes.assign(config_name=episodes["run_dir"]))
+    with pytest.raises(RepeatsError, match="same"):
+        repeats_table(episodes[~((episodes.run_dir == "r2") & (episodes.seed == 1))])
