@@ -124,6 +124,14 @@ def test_drag_plans_name_the_item_and_where_it_goes() -> None:
     assert down.to == "the list item just below Margette"
     (hyphen,) = build_plan("drag-items", "Drag Sara-Ann to the 1st position.")
     assert hyphen.label == "Sara-Ann" and hyphen.to == "the list item in the 1st position"
+    # phrasings the page also uses, beyond MiniWoB's documented examples
+    (top,) = build_plan("drag-items", "Drag Joana to the bottom.")
+    assert top.to == "the last list item, at the bottom of the list"
+    assert build_plan("drag-items-grid", "Drag Vally to the center.")[0].to == "the grid item at the center"
+    assert build_plan("drag-items-grid", "Drag Vally to the center left.")[0].to == (
+        "the grid item at the center left")
+    assert build_plan("drag-items-grid", "Drag Vally right by one.")[0].to == (
+        "the grid item just right of Vally")
     (corner,) = build_plan("drag-items-grid", "Drag Marcille to the bottom right.")
     assert (corner.label, corner.to) == ("Marcille", "the grid item at the bottom right")
     (up,) = build_plan("drag-items-grid", "Drag Drucy up by one.")

@@ -352,10 +352,12 @@ DIRECTIONS = {"up": (0, -DRAG_PX), "down": (0, DRAG_PX), "left": (-DRAG_PX, 0), 
 @plans_for("drag-items")
 def drag_items(utterance: str) -> list[Subgoal]:
     m = _match("drag-items", r"Drag (.+?) (?:to the (\d+(?:st|nd|rd|th)) position|(up|down) by one "
-               r"position)\.", utterance)
+               r"position|to the (top|bottom))\.", utterance)
     name = m[1]
     if m[2]:
         to = f"the list item in the {m[2]} position"
+    elif m[4]:
+        to = f"the {'first' if m[4] == 'top' else 'last'} list item, at the {m[4]} of the list"
     else:
         to = f"the list item just {'below' if m[3] == 'down' else 'above'} {name}"
     return [_drag_to(f"{name} list item", name, to)]
@@ -363,7 +365,7 @@ def drag_items(utterance: str) -> list[Subgoal]:
 
 @plans_for("drag-items-grid")
 def drag_items_grid(utterance: str) -> list[Subgoal]:
-    m = _match("drag-items-grid", r"Drag (.+?) (?:to the ((?:top|middle|bottom) (?:left|center|right))"
+    m = _match("drag-items-grid", r"Drag (.+?) (?:to the ((?:top|center|bottom) (?:left|center|right)|center)"
                r"|(up|down|left|right) by one)\.", utterance)
     name = m[1]
     if m[2]:
