@@ -17,8 +17,10 @@ from agents.actions import (
     AnyAction,
     Back,
     Click,
+    Drag,
     Expand,
     Finish,
+    Hover,
     Navigate,
     PointActionError,
     Read,
@@ -28,11 +30,13 @@ from agents.actions import (
     Type,
     Wait,
     execute,
+    locator_for,
 )
 from agents.marks import DEGRADED_CONFIDENCE, Mark
 from agents.observation import StaleRefError
 from agents.pipeline import Step
 from agents.worker.base import WorkerReply
+from tasks import expect
 
 if TYPE_CHECKING:
     from agents.snapping import Owner
@@ -54,11 +58,18 @@ async def _owner_at(step: Step, x: float, y: float) -> tuple[bool, Owner | None]
     return False, None
 
 
-async def resolve(step: Step, reply: WorkerReply, mark: Mark | None) -> AnyAction | None:
+async def resolve(step: Step, reply: WorkerReply, mark: Mark | None,
+                  to: Mark | None = None) -> AnyAction | None:
     """The reply's action on a ref of this step's observation, or on the owner at a point; None
-    (with the reason recorded) when nothing can take it."""
+    (with the reason recorded) when nothing can take it. `to`: a drag's drop mark."""
     rec = step.rec
     match reply.action:
+        case "scroll" if mark is not None:
+            # the wheel over the container the mark belongs to
+            rec.ref = mark.ref or ""
+            if mark.ref is not None:
+                return Scroll(direction=reply.direction, within=mark.ref, observation_id=mark.observation_id)
+            return Scroll(direction=reply.direction, point=mark.box.center)
         case "scroll":
             return Scroll(direction=reply.direction)
         case "navigate":
@@ -74,7 +85,7 @@ async def resolve(step: Step, reply: WorkerReply, mark: Mark | None) -> AnyActio
         element = step.episode.refs.resolve(mark.ref, mark.observation_id)  # StaleRefError if carried over
         rec.route = step.geometry.route_of(element)
         rec.actionable = await _actionable(step, mark)
-        return _targeted(reply, {"ref": mark.ref, "observation_id": mark.observation_id})
+        return _targeted(reply, {"ref": mark.ref, "observation_id": mark.observation_id}, to)
     if mark is not None:
         x, y = mark.box.center
         missing = "nothing under the mark's centre"
@@ -100,7 +111,7 @@ async def resolve(step: Step, reply: WorkerReply, mark: Mark | None) -> AnyActio
             rec.perceptual_confidence = min(rec.perceptual_confidence, DEGRADED_CONFIDENCE)
     else:
         rec.degraded, rec.perceptual_confidence = True, DEGRADED_CONFIDENCE
-    return _targeted(reply, {"point": owner.point})
+    return _targeted(reply, {"point": owner.point}, to)
 
 
 async def _actionable(step: Step, mark: Mark) -> bool:
@@ -117,7 +128,11 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     """Run the action, let the page settle, and return its fingerprint after."""
     episode, page, rec = step.episode, step.page, step.rec
     point = getattr(action, "point", None)
-    pixels_before = await validator.hover_and_capture(page, point) if point is not None else None
+    pixels_before = None
+    if point is not None:
+        # a hover's effect is the pointer arriving: the 'before' image is taken without it
+        pixels_before = await (validator.pixels_around(page, point) if isinstance(action, Hover)
+                               else validator.hover_and_capture(page, point))
     t0 = time.perf_counter()
     for m in episode.mechanisms:
         await m.before_action(page)
@@ -157,6 +172,35 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     return fp_after
 
 
+# Whether an element is in view and on top at its centre (not clipped by a scrolling container,
+# not outside the viewport, not under another element).
+_IN_VIEW_JS = """
+(el) => {
+  const r = el.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return false;
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+  const root = el.getRootNode();
+  const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+  return !!hit && (hit === el || el.contains(hit) || hit.contains(el));
+}
+"""
+
+
+async def in_view(step: Step, mark: Mark) -> bool:
+    """Whether a mark's element can be seen now; a mark without an element: its box's centre is
+    inside the viewport."""
+    if mark.ref is None:
+        size = step.page.viewport_size or {"width": 1280, "height": 720}
+        x, y = mark.box.center
+        return 0 <= x < size["width"] and 0 <= y < size["height"]
+    try:
+        loc = await locator_for(step.page, step.episode.refs, mark.ref, mark.observation_id)
+        return bool(await loc.evaluate(_IN_VIEW_JS, timeout=step.episode.action_timeout_ms))
+    except (PlaywrightError, StaleRefError):
+        return False
+
+
 async def vetoed(step: Step, evidence: str) -> bool:
     """Whether some mechanism says an effect credited on `evidence` is not the action's."""
     for m in step.episode.mechanisms:
@@ -165,12 +209,13 @@ async def vetoed(step: Step, evidence: str) -> bool:
     return False
 
 
-async def act_and_validate(step: Step, choice_mark: Mark | None, reply: WorkerReply) -> int:
+async def act_and_validate(step: Step, choice_mark: Mark | None, reply: WorkerReply,
+                           to: Mark | None = None) -> int:
     """Resolve, act, validate; how far the plan advanced (0 or 1)."""
     episode, rec, subgoal = step.episode, step.rec, step.subgoal
     t0 = time.perf_counter()
     try:
-        action = await resolve(step, reply, choice_mark)
+        action = await resolve(step, reply, choice_mark, to)
     except StaleRefError as exc:
         rec.error_type, rec.error = "stale_ref", str(exc)
         return 0
@@ -184,6 +229,12 @@ async def act_and_validate(step: Step, choice_mark: Mark | None, reply: WorkerRe
         rec.blocked_navigation = 1
         return 1 if subgoal.action == "navigate" else 0
     await act(step, action)
+    if rec.effective and subgoal.expect is not None and subgoal.expect.checkable:
+        # the plan says what must be true afterwards: a change that is not it is not the effect
+        rec.expect_held = await expect.check(step.page, subgoal.expect)
+        if not rec.expect_held:
+            rec.effective = False
+            rec.error_type, rec.error = "expect_unmet", f"expected: {subgoal.expect.says}"[:300]
     effective = rec.effective
     episode.history.append(f"{action.kind} {rec.target_name or getattr(action, 'url', '')!s}"
                            f" -> {'changed the page' if effective else rec.error_type or 'no effect'}")
@@ -254,9 +305,17 @@ async def explore(step: Step) -> bool:
     return moved
 
 
-def _targeted(reply: WorkerReply, target: dict) -> AnyAction:
-    """The reply's action aimed at a ref or a point."""
+def _targeted(reply: WorkerReply, target: dict, to: Mark | None = None) -> AnyAction:
+    """The reply's action aimed at a ref or a point (a drag: onto `to`, or by the reply's offset)."""
     match reply.action:
+        case "hover":
+            return Hover(**target)
+        case "drag" if to is not None and to.ref is not None and "ref" in target:
+            return Drag(**target, to_ref=to.ref)
+        case "drag" if to is not None:
+            return Drag(**target, to_point=to.box.center)
+        case "drag":
+            return Drag(**target, offset=reply.offset or (0.0, 0.0))
         case "type":
             return Type(**target, text=reply.text or "", clear=reply.clear, then=reply.then)
         case "select":

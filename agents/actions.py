@@ -60,14 +60,45 @@ class Read(_Targeted):
     kind: Literal["read"] = "read"
 
 
+class Hover(_Targeted):
+    """Rest the pointer on the target (a menu that opens on hover)."""
+
+    kind: Literal["hover"] = "hover"
+
+
+class Drag(_Targeted):
+    """Press on the target, move onto another (`to_ref` of the same observation, or `to_point`)
+    or by `offset` (dx, dy) CSS px, release: real mouse events all the way."""
+
+    kind: Literal["drag"] = "drag"
+    to_ref: str | None = None
+    to_point: tuple[float, float] | None = None
+    offset: tuple[float, float] | None = None
+
+    @model_validator(mode="after")
+    def _one_destination(self) -> Drag:
+        if sum(x is not None for x in (self.to_ref, self.to_point, self.offset)) != 1:
+            raise ValueError("a drag needs exactly one of to_ref, to_point or offset")
+        return self
+
+
 class Scroll(_Action):
-    """Scroll the page by `pixels`, or (with a ref) until that element is in view."""
+    """Scroll the page by `pixels` in `direction`; with `within` (a ref) or `point`, the wheel
+    turns over that element or point, so the scroller under it moves (a list, a strip); with `ref`,
+    scroll until that element is in view."""
 
     kind: Literal["scroll"] = "scroll"
-    direction: Literal["up", "down"] = "down"
+    direction: Literal["up", "down", "left", "right"] = "down"
     pixels: int = 600
     ref: str | None = None
+    within: str | None = None
+    point: tuple[float, float] | None = None
     observation_id: int = 0
+
+    @property
+    def delta(self) -> tuple[float, float]:
+        return {"down": (0.0, self.pixels), "up": (0.0, -self.pixels),
+                "right": (self.pixels, 0.0), "left": (-self.pixels, 0.0)}[self.direction]
 
 
 def web_url(url: str | None) -> bool:
@@ -101,9 +132,11 @@ class Finish(_Action):
     answer: str = ""
 
 
-AnyAction = Click | Type | Select | SetValue | Expand | Read | Scroll | Navigate | Back | Wait | Finish
+AnyAction = (Click | Type | Select | SetValue | Expand | Read | Hover | Drag | Scroll | Navigate | Back
+             | Wait | Finish)
 Action = Annotated[AnyAction, Field(discriminator="kind")]
-MUTATING = frozenset({"click", "type", "select", "set_value", "expand", "navigate", "back", "scroll"})
+MUTATING = frozenset({"click", "type", "select", "set_value", "expand", "navigate", "back", "scroll",
+                      "hover", "drag"})
 
 # Where "click away" lands: the page's top-left margin, outside any control in normal layouts.
 CLICK_AWAY_POINT = (2, 2)
@@ -127,8 +160,8 @@ async def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) 
 async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float = 3000) -> str:
     """Run one action; returns text for `read` (else ""). The observation is spent afterwards,
     unless the action was refused before touching the page (a stale ref)."""
-    if isinstance(action, (_Targeted, Scroll)) and action.ref is not None:
-        refs.resolve(action.ref, action.observation_id)
+    for ref in _refs_of(action):
+        refs.resolve(ref, action.observation_id)  # type: ignore[union-attr]
     try:
         return await _execute(page, refs, action, timeout_ms)
     finally:
@@ -136,9 +169,51 @@ async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: floa
             refs.spend()
 
 
+def _refs_of(action: AnyAction) -> list[str]:
+    refs = [getattr(action, name, None) for name in ("ref", "within", "to_ref")]
+    return [r for r in refs if r is not None]
+
+
+async def _centre(loc: Locator, timeout_ms: float) -> tuple[float, float]:
+    """The element's centre in the viewport, after scrolling it into view."""
+    await loc.scroll_into_view_if_needed(timeout=timeout_ms)
+    box = await loc.bounding_box(timeout=timeout_ms)
+    if box is None:
+        raise PointActionError("the element has no box on the page")
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+async def _drag(page: Page, refs: RefBook, action: Drag, timeout_ms: float) -> None:
+    if action.point is not None:
+        start = action.point
+    else:
+        assert action.ref is not None
+        start = await _centre(await locator_for(page, refs, action.ref, action.observation_id), timeout_ms)
+    if action.to_ref is not None:
+        end = await _centre(await locator_for(page, refs, action.to_ref, action.observation_id), timeout_ms)
+    elif action.to_point is not None:
+        end = action.to_point
+    else:
+        assert action.offset is not None
+        end = (start[0] + action.offset[0], start[1] + action.offset[1])
+    await drag(page, start, end)
+
+
 async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float) -> str:
+    if isinstance(action, Drag):
+        await _drag(page, refs, action, timeout_ms)
+        return ""
     if isinstance(action, _Targeted) and action.point is not None:
         return await _execute_at_point(page, action, action.point)
+    if isinstance(action, Scroll) and (action.within is not None or action.point is not None):
+        point = action.point
+        if action.within is not None:
+            point = await _centre(await locator_for(page, refs, action.within, action.observation_id),
+                                  timeout_ms)
+        assert point is not None
+        await page.mouse.move(*point)
+        await page.mouse.wheel(*action.delta)
+        return ""
     ref = action.ref if isinstance(action, (_Targeted, Scroll)) else None
     loc = await locator_for(page, refs, ref, action.observation_id) if ref is not None else None
     match action:
@@ -162,10 +237,12 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
             await loc.fill(str(action.value), timeout=timeout_ms)
         case Read():
             return await loc.inner_text(timeout=timeout_ms)
+        case Hover():
+            await loc.hover(timeout=timeout_ms)
         case Scroll() if loc is not None:
             await loc.scroll_into_view_if_needed(timeout=timeout_ms)
         case Scroll():
-            await page.mouse.wheel(0, action.pixels if action.direction == "down" else -action.pixels)
+            await page.mouse.wheel(*action.delta)
         case Navigate():
             await page.goto(action.url)
         case Back():
@@ -195,6 +272,8 @@ async def _execute_at_point(page: Page, action: _Targeted, point: tuple[float, f
                 await page.keyboard.press("Escape")
             elif action.then == "click_away":
                 await page.mouse.click(*CLICK_AWAY_POINT)
+        case Hover():
+            await page.mouse.move(x, y)
         case SetValue() | Read():
             raise PointActionError(f"{action.kind} needs a DOM target; a point cannot carry it")
     return ""

@@ -21,12 +21,10 @@ from agents.pipeline import Episode, Step
 from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
 from agents.settle import Settler
 from agents.worker.base import PlanFollower, Worker
-from tasks.schema import TARGETED_ACTIONS
+from tasks.schema import TARGETED_ACTIONS, Subgoal
 from tasks.trace import StepRecord
 
 __all__ = ["AgentConfig", "GroundingAgent", "Outcome"]
-
-UNTARGETED = frozenset({"scroll", "navigate", "back", "wait", "finish"})
 
 
 def _ms(t0: float) -> float:
@@ -137,11 +135,13 @@ class GroundingAgent:
     async def _step(self, step: Step) -> int:
         """One step through the stages; how far the plan advanced."""
         await self._observe(step)
-        if step.subgoal.action in UNTARGETED:
+        if not step.subgoal.targeted:
             choice = await choose.ask(step, step.subgoal, [])
             return await act.act_and_validate(step, None, choice.reply) if choice.reply else 0
         await perceive.place(step)
         await perceive.listing(step)
+        if step.subgoal.action == "scroll":
+            return await self._scroll(step)
         await choose.choose(step)
         choice, unseen, rec = step.choice, step.unseen, step.rec
         assert choice is not None
@@ -164,7 +164,29 @@ class GroundingAgent:
             rec.mark_rank, rec.relevance = mark.number, mark.relevance
             rec.match_score, rec.target_role, rec.target_name = round(choice.score, 3), mark.role, mark.label
             rec.perceptual_confidence, rec.source = mark.confidence, mark.source
-        return await act.act_and_validate(step, mark, choice.reply)
+        return await act.act_and_validate(step, mark, choice.reply, choice.to)
+
+    async def _scroll(self, step: Step) -> int:
+        """A scroll inside a container (the subgoal's target: the wheel turns over it) and/or
+        until a target is in view: done when that target is found on the page and in view, else
+        one scroll; without `until`, done after one scroll that moved something."""
+        subgoal, rec = step.subgoal, step.rec
+        if subgoal.until is not None:
+            found = await choose.ask(step, Subgoal(action="click", target=subgoal.until), step.marks)
+            if found.mark is not None and await act.in_view(step, found.mark):
+                rec.skipped_satisfied, rec.effective, rec.effect = True, True, "in_view"
+                rec.target_role, rec.target_name = found.mark.role, found.mark.label
+                return 1
+        choice = await choose.ask(step, subgoal, step.marks)
+        if choice.reply is None:
+            rec.error_type = rec.error_type or "no_target"
+            rec.error = rec.error or f"no mark matches the container {subgoal.target!r}"
+            step.episode.fresh_required = True
+            return 0
+        if choice.mark is not None:
+            rec.target_role, rec.target_name, rec.source = choice.mark.role, choice.mark.label, choice.mark.source
+        advanced = await act.act_and_validate(step, choice.mark, choice.reply)
+        return 0 if subgoal.until is not None else advanced
 
     async def _no_target(self, step: Step) -> int:
         """Nothing fits: open what may hide the target, or look further down (a plan follower);

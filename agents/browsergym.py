@@ -20,7 +20,19 @@ from typing import Any, Protocol
 import numpy as np
 from PIL import Image
 
-from agents.actions import AnyAction, Back, Click, Finish, Navigate, Scroll, Select, Type, Wait
+from agents.actions import (
+    AnyAction,
+    Back,
+    Click,
+    Drag,
+    Finish,
+    Hover,
+    Navigate,
+    Scroll,
+    Select,
+    Type,
+    Wait,
+)
 from agents.observation import INTERACTIVE_ROLES, Element, parse_snapshot
 from agents.policy import OutsideVocabulary, PageView, PolicyStep
 
@@ -69,8 +81,14 @@ def to_action(text: str, bids: dict[str, str]) -> AnyAction:
             return Select(ref=ref(bid), value=str(option[0] if isinstance(option, list) else option))
         case "press", [bid, key] if key in KEYS_THEN:
             return Type(ref=ref(bid), text="", clear=False, then=KEYS_THEN[key])  # type: ignore[arg-type]
-        case "scroll", [_, dy]:
-            return Scroll(direction="down" if float(dy) >= 0 else "up")
+        case "scroll", [dx, dy]:
+            if abs(float(dx)) > abs(float(dy)):
+                return Scroll(direction="right" if float(dx) > 0 else "left", pixels=int(abs(float(dx))))
+            return Scroll(direction="down" if float(dy) >= 0 else "up", pixels=int(abs(float(dy))) or 600)
+        case "hover", [bid]:
+            return Hover(ref=ref(bid))
+        case "drag_and_drop", [from_bid, to_bid]:
+            return Drag(ref=ref(from_bid), to_ref=ref(to_bid))
         case "goto", [url]:
             return Navigate(url=str(url))
         case "go_back", []:

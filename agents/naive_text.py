@@ -9,6 +9,7 @@ import time
 
 from playwright.async_api import Page
 
+from agents.actions import Scroll, drag
 from agents.brief import Brief
 from agents.policy import EpisodeOver, Outcome, Prepare, StepSink
 from tasks.schema import Subgoal
@@ -54,7 +55,11 @@ async def naive_step(page: Page, subgoal: Subgoal) -> bool:
         await page.go_back()
         return True
     if subgoal.action == "scroll":
-        await page.mouse.wheel(0, 600 if subgoal.direction == "down" else -600)
+        # one wheel turn, over the container's words if it names one; `until` is not checked
+        where = await _point(page, subgoal) if subgoal.target else None
+        if where is not None:
+            await page.mouse.move(*where)
+        await page.mouse.wheel(*Scroll(direction=subgoal.direction, pixels=subgoal.pixels).delta)
         return True
     if subgoal.action in ("wait", "finish"):
         await asyncio.sleep(subgoal.seconds if subgoal.action == "wait" else 0)
@@ -62,6 +67,19 @@ async def naive_step(page: Page, subgoal: Subgoal) -> bool:
     point = await _point(page, subgoal)
     if point is None:
         return False
+    if subgoal.action == "hover":
+        await page.mouse.move(*point)
+        return True
+    if subgoal.action == "drag":
+        if subgoal.offset is not None:
+            end = (point[0] + subgoal.offset[0], point[1] + subgoal.offset[1])
+        else:
+            found = await _point(page, Subgoal(action="click", target=subgoal.to))
+            if found is None:
+                return False
+            end = found
+        await drag(page, point, end)
+        return True
     await page.mouse.click(*point)
     if subgoal.action == "type":
         await page.keyboard.type(subgoal.text or "")

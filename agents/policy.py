@@ -81,8 +81,9 @@ class PageView:
 
 class PolicyStep(BaseModel):
     """A step policy's answer: one action of the closed vocabulary (`agents.actions`: Click,
-    Type, Select, SetValue, Expand, Read on a `ref` of this step's snapshot or a viewport `point`;
-    Scroll, Navigate, Back, Wait, Finish), and what deciding it cost."""
+    Type, Select, SetValue, Expand, Read, Hover, Drag on a `ref` of this step's snapshot or a
+    viewport `point`; Scroll (the page, or over a `within` ref or `point`), Navigate, Back, Wait,
+    Finish), and what deciding it cost."""
 
     model_config = ConfigDict(frozen=True)
     action: Action

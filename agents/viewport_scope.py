@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from agents.fingerprint import Fingerprint
 from agents.pipeline import Mechanism, Step
 from agents.text_match import words
-from agents.worker.scripted import STOP_WORDS, UNTARGETED
+from agents.worker.scripted import STOP_WORDS
 from tasks.schema import Subgoal
 
 # More containers than this in view (a wall of small tiles) and one document read is cheaper
@@ -65,7 +65,7 @@ def choose(subgoal: Subgoal, fp: Fingerprint | None) -> tuple[tuple[str, ...] | 
         return None, "nothing_in_view"
     if len(fp.scopes) > MAX_SCOPES:
         return None, "many_scopes"
-    if subgoal.action not in UNTARGETED and named_like(subgoal, fp.offscreen):
+    if subgoal.targeted and named_like(subgoal, fp.offscreen):
         return None, "target_may_be_offscreen"
     return fp.scopes, "in_view"
 

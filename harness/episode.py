@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,10 @@ from harness.config import RunConfig
 from harness.miniwob_episode import MiniwobEpisode, MiniwobPageError, Verdict
 from harness.policies import build_policy, needs_ground_truth
 from sites.server import FixtureServer, server_errors
+from tasks import expect
 from tasks.miniwob.catalog import MiniwobTask
 from tasks.miniwob.plans import UtteranceError
-from tasks.schema import Task
+from tasks.schema import Expect, Task
 from tasks.trace import EpisodeRecord, StepRecord
 
 
@@ -79,6 +81,14 @@ def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, las
     return "wrong_target"
 
 
+async def judge_expect(rec: StepRecord, page: Page, want: Expect) -> None:
+    """The step's `expect:` check on the page as the step left it (any policy's step)."""
+    try:
+        rec.expect_held = await expect.check(page, want)
+    except PlaywrightError:
+        rec.expect_held = None  # the page closed under the check: nothing to judge
+
+
 async def _close(context: BrowserContext, tracing: bool, trace_path: Path | None) -> None:
     """Close the episode's context, keeping its Playwright trace (if `tracing`) at trace_path
     (None: discard)."""
@@ -115,10 +125,17 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
     timed_out = crashed = plan_done = False
     last_error, detail = "", ""
 
-    def beat(rec: StepRecord) -> None:
+    plan = task.plan if isinstance(task, Task) else []
+    page: Page | None = None
+
+    def beat(rec: StepRecord) -> Awaitable[None] | None:
         nonlocal last_beat
         last_beat = time.monotonic()
         steps.append(rec)
+        subgoal = plan[rec.subgoal_index] if 0 <= rec.subgoal_index < len(plan) else None
+        if subgoal is None or subgoal.expect is None or not rec.action or page is None:
+            return None
+        return judge_expect(rec, page, subgoal.expect)
 
     async def policy(page: Page) -> tuple[bool, str, float]:
         """(plan done, last error type, time.monotonic() of the policy's last action)"""

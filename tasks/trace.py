@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Version of the stored schema: bump it when a field is added, removed or changes type.
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
-SCHEMA_VERSION = 4
+# 5: steps carry expect_held.
+SCHEMA_VERSION = 5
 
 
 class Cost(BaseModel):
@@ -90,6 +91,9 @@ class StepRecord(BaseModel):
     mutation_delta: float = 0.0
     dead_action_trigger: bool = False
     blocked_navigation: int = 0
+    # the plan step's page-visible `expect:` check after this step (judged by the harness for any
+    # policy; None: the step has no check, or did not act)
+    expect_held: bool | None = None
     challenge: bool = False
     revisit: bool = False
     fp_dom: str = ""

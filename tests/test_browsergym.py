@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from conftest import run_experiment
 
-from agents.actions import Back, Click, Finish, Navigate, Scroll, Select, Type, Wait
+from agents.actions import Back, Click, Drag, Finish, Hover, Navigate, Scroll, Select, Type, Wait
 from agents.browsergym import to_action
 from agents.policy import OutsideVocabulary
 
@@ -26,7 +26,10 @@ BIDS = {"3": "e7", "12": "f1e4"}
     ('fill("3", "tents")', Type(ref="e7", text="tents", clear=True)),
     ('select_option("3", ["Blue"])', Select(ref="e7", value="Blue")),
     ('press("3", "Enter")', Type(ref="e7", text="", clear=False, then="enter")),
-    ("scroll(0, -300)", Scroll(direction="up")),
+    ("scroll(0, -300)", Scroll(direction="up", pixels=300)),
+    ("scroll(250, 0)", Scroll(direction="right", pixels=250)),
+    ('hover("12")', Hover(ref="f1e4")),
+    ('drag_and_drop("3", "12")', Drag(ref="e7", to_ref="f1e4")),
     ('goto("http://127.0.0.1:8000/shop/")', Navigate(url="http://127.0.0.1:8000/shop/")),
     ("go_back()", Back()),
     ("noop(500)", Wait(seconds=0.5)),
@@ -41,7 +44,7 @@ def test_browsergym_actions_map_to_the_closed_vocabulary(text: str, action: obje
     "__import__('os').system('true')",      # code is parsed, never run
     'click(bid="3")',                        # keyword ids are not BrowserGym's shape
     'press("3", "Control+a")',              # a key the vocabulary has no action for
-    'drag_and_drop("3", "12")',
+    'drag_and_drop("3", "99")',
     "click('3'); click('12')",
 ])
 def test_anything_else_is_outside_the_vocabulary(text: str) -> None:

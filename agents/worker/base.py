@@ -29,6 +29,8 @@ class WorkerReply(BaseModel):
     value: float | str | None = None
     url: str | None = None
     direction: Direction = "down"
+    to_mark: int | None = Field(None, description="drag: the mark to drop on")
+    offset: tuple[float, float] | None = Field(None, description="drag: (dx, dy) CSS px instead")
     answer: str | None = None
     reason: str = ""
 
@@ -60,12 +62,13 @@ class ChoiceRequest:
 @dataclass(frozen=True)
 class Choice:
     """A worker's answer: the reply (None: nothing fits, or the worker failed: see `cost`), the
-    mark it names, how well it fits (plan followers), and whether the subgoal's state already
+    mark it names (and, for a drag, the mark to drop on), how well it fits (plan followers), and whether the subgoal's state already
     holds so that acting would undo it."""
 
     reply: WorkerReply | None
     mark: Mark | None = None
     score: float = 0.0
+    to: Mark | None = None  # drag: the mark to drop on
     satisfied: bool = False
     cost: WorkerCost = field(default_factory=WorkerCost)
 

@@ -33,7 +33,7 @@ from tasks.schema import TARGETED_ACTIONS, Subgoal
 
 _MAX_ERROR = 300
 REPLY_KEYS = ("action", "mark", "point", "text", "clear", "then", "value", "url", "direction",
-              "answer", "reason")
+              "to_mark", "offset", "answer", "reason")
 
 _SYSTEM = """\
 You operate a web browser for a user, one action at a time. You see a screenshot of the viewport
@@ -52,7 +52,10 @@ Actions (a closed vocabulary: nothing else can be done):
 - set_value: {{"action": "set_value", "mark": N, "value": 42}}  (sliders, number fields)
 - expand: {{"action": "expand", "mark": N}}  (open a collapsed section, menu or dropdown)
 - read: {{"action": "read", "mark": N}}  (read a region's full text)
-- scroll: {{"action": "scroll", "direction": "down"}}  (or "up")
+- hover: {{"action": "hover", "mark": N}}  (rest the pointer on it: menus that open on hover)
+- drag: {{"action": "drag", "mark": N, "to_mark": M}}  (or "offset": [dx, dy] in CSS pixels)
+- scroll: {{"action": "scroll", "direction": "down"}}  ("up", "left", "right"; with "mark": N the
+  wheel turns over that element, so the list or strip it sits in scrolls, not the page)
 - navigate: {{"action": "navigate", "url": "https://..."}}
 - back: {{"action": "back"}}
 - wait: {{"action": "wait"}}
@@ -107,6 +110,14 @@ def describe_subgoal(subgoal: Subgoal) -> str:
         parts.append(f"url {subgoal.url}")
     if subgoal.action == "scroll":
         parts.append(subgoal.direction)
+        if subgoal.until:
+            parts.append(f"until the {subgoal.until} is in view")
+    if subgoal.to:
+        parts.append(f"onto the {subgoal.to}")
+    if subgoal.offset:
+        parts.append(f"by {subgoal.offset[0]:+g}, {subgoal.offset[1]:+g} px")
+    if subgoal.expect:
+        parts.append(f"(afterwards: {subgoal.expect.says})")
     ensure = getattr(subgoal, "ensure", None)
     if ensure:
         parts.append(f"(it must end {ensure}; if it already is, do not act on it)")
@@ -186,6 +197,10 @@ def check_reply(content: str, marks: list[Mark], allow_point: bool = True) -> Wo
         raise InvalidReply(f'action "{reply.action}" needs "value"')
     if reply.action == "navigate" and not web_url(reply.url):
         raise InvalidReply('action "navigate" needs an http(s) "url"')
+    if reply.to_mark is not None and reply.to_mark not in valid:
+        raise InvalidReply(f"to_mark {reply.to_mark} is not in the current listing")
+    if reply.action == "drag" and (reply.to_mark is None) == (reply.offset is None):
+        raise InvalidReply('action "drag" needs exactly one of "to_mark" or "offset"')
     return reply
 
 
@@ -207,7 +222,8 @@ class OpenAIWorker:
                                      request.image or b"", request.history)
         by_number = {m.number: m for m in request.marks}
         mark = by_number.get(reply.mark) if reply is not None and reply.mark is not None else None
-        return Choice(reply, mark, cost=cost)
+        to = by_number.get(reply.to_mark) if reply is not None and reply.to_mark is not None else None
+        return Choice(reply, mark, cost=cost, to=to)
 
     async def ask(self, goal: str, subgoal: Subgoal | None, marks: list[Mark], som_png: bytes,
                   history: list[str]) -> tuple[WorkerReply | None, WorkerCost]:

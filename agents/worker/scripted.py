@@ -25,7 +25,6 @@ ACTION_ROLES = {
     "set_value": {"slider", "spinbutton", "textbox"},
     "select": {"combobox", "listbox"},
 }
-UNTARGETED = frozenset({"scroll", "navigate", "back", "wait", "finish"})
 
 
 # Without an expected label, the description must match at least this well.
@@ -110,7 +109,7 @@ class ScriptedWorker:
               excluded: frozenset[TargetIdentity] = frozenset(), prefer_toggle: bool = False
               ) -> Choice:
         """The reply for this subgoal on this listing; reply None when no mark fits."""
-        if subgoal.action in UNTARGETED:
+        if not subgoal.targeted or (subgoal.action == "scroll" and subgoal.target is None):
             return Choice(WorkerReply(action=subgoal.action, url=subgoal.url,
                                         direction=subgoal.direction, answer=subgoal.text,
                                         value=subgoal.seconds if subgoal.action == "wait" else None))
@@ -128,7 +127,20 @@ class ScriptedWorker:
         s, mark = best
         if _state_holds(subgoal, mark):
             return Choice(None, mark, s, satisfied=True)
+        if subgoal.action == "drag" and subgoal.to is not None:
+            return self._drag(subgoal, mark, s, marks, excluded)
         return self._reply(subgoal, mark, s)
+
+    def _drag(self, subgoal: Subgoal, mark: Mark, s: float, marks: list[Mark],
+              excluded: frozenset[TargetIdentity]) -> Choice:
+        """A drag onto a target: the drop mark is matched like a click on `to`, never the mark
+        being dragged."""
+        drop = self.match(Subgoal(action="click", target=subgoal.to),
+                          [m for m in marks if m.number != mark.number], excluded)
+        if drop.mark is None:
+            return Choice(None)
+        reply = WorkerReply(action="drag", mark=mark.number, to_mark=drop.mark.number)
+        return Choice(reply, mark, s, to=drop.mark)
 
     def _nth(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[TargetIdentity]) -> Choice:
         """"The 2nd text box": the targets whose role the description names (and that show the
@@ -156,7 +168,8 @@ class ScriptedWorker:
     @staticmethod
     def _reply(subgoal: Subgoal, mark: Mark, s: float) -> Choice:
         reply = WorkerReply(action=subgoal.action, mark=mark.number, text=subgoal.text,
-                            clear=subgoal.clear, then=subgoal.then, value=subgoal.value)
+                            clear=subgoal.clear, then=subgoal.then, value=subgoal.value,
+                            direction=subgoal.direction, offset=subgoal.offset)
         return Choice(reply, mark, s)
 
 
