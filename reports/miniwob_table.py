@@ -1,6 +1,11 @@
 """The MiniWoB++ table: per task type and config, success rate over seeds, median vision calls and
 median steps per episode, and the failure classes seen. `groundbench-report` adds it as a section;
-`python -m reports.miniwob_table DIR...` prints it as Markdown (the table in the README)."""
+`python -m reports.miniwob_table DIR...` prints it as Markdown (the table in the README).
+
+With `--repeats`, the folders are repeats of one config (the nondeterministic task types, run
+several times over the same seeds): the table shows each repeat's successes, the spread (the
+lowest and highest success rate over the repeats), the seeds whose outcome differed between
+repeats, and the pooled cell."""
 
 from __future__ import annotations
 
@@ -57,6 +62,60 @@ def miniwob_table(episodes: pd.DataFrame, configs: Sequence[str] | None = None) 
     return pd.DataFrame(rows)
 
 
+class RepeatsError(ValueError):
+    """Folders given as repeats that are not repeats of one config over the same episodes."""
+
+
+def _spread(rates: list[tuple[int, int]]) -> str:
+    lo, hi = min(rates, key=lambda r: r[0] / r[1]), max(rates, key=lambda r: r[0] / r[1])
+    if lo[0] * hi[1] == hi[0] * lo[1]:
+        return f"{pct(lo[0] / lo[1])} every time ({lo[0]}/{lo[1]})"
+    return f"{pct(lo[0] / lo[1])}–{pct(hi[0] / hi[1])} ({lo[0]}–{hi[0]}/{hi[1]})"
+
+
+def _flipped(group: pd.DataFrame) -> int:
+    """Seeds whose outcome was not the same in every repeat."""
+    outcomes = group.groupby("seed")["success"].nunique()
+    return int((outcomes > 1).sum())
+
+
+def repeats_table(episodes: pd.DataFrame) -> pd.DataFrame:
+    """One row per task type (and `all`): successes in each repeat (a run folder, `run_dir`), the
+    spread over the repeats (lowest–highest success rate), the seeds that flipped, the pooled
+    "rate (k/n), median calls, median steps", and the failure classes over all repeats."""
+    eps = miniwob_episodes(episodes)
+    if eps.empty:
+        return pd.DataFrame()
+    configs = list(dict.fromkeys(eps["config_name"]))
+    if len(configs) != 1:
+        raise RepeatsError(f"repeats must share one config, these folders hold {configs}")
+    repeats = list(dict.fromkeys(eps["run_dir"]))
+    if len(repeats) < 2:
+        raise RepeatsError("--repeats needs at least two run folders of the same config")
+    eps = eps.assign(task_type=eps["task_id"].str.removeprefix(PREFIX))
+    per_repeat = [set(map(tuple, eps.loc[eps["run_dir"] == r, ["task_id", "seed"]].to_numpy()))
+                  for r in repeats]
+    if any(p != per_repeat[0] for p in per_repeat[1:]):
+        raise RepeatsError("the repeats did not run the same (task, seed) episodes")
+    n = len(repeats)
+    rows = []
+    for task_type, group in [*eps.groupby("task_type", sort=True), ("all", eps)]:
+        row: dict[str, object] = {"task type": task_type}
+        rates = []
+        for i, run in enumerate(repeats, start=1):
+            one = group[group["run_dir"] == run]
+            k = int(one["success"].sum())
+            rates.append((k, len(one)))
+            row[f"repeat {i}"] = f"{k}/{len(one)}"
+        row[f"spread over {n} repeats"] = _spread(rates)
+        row["seeds that flipped"] = _flipped(group.assign(seed=group["task_id"] + "#" +
+                                                           group["seed"].astype(str)))
+        row[f"pooled ({configs[0]})"] = _cell(group)
+        row["failures (all repeats)"] = _failures(group)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m reports.miniwob_table",
@@ -64,13 +123,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
     parser.add_argument("--config", action="append", default=None, metavar="NAME",
                         help="configs to show, in this order (default: all, in run order)")
+    parser.add_argument("--repeats", action="store_true",
+                        help="the folders are repeats of one config: show each repeat, the spread "
+                             "(lowest–highest success) and the seeds that flipped")
     args = parser.parse_args(argv)
     try:
         episodes = load_episodes(find_run_dirs(args.dirs))
     except (RunFolderError, TraceFormatError) as exc:
         print(f"miniwob_table: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    table = miniwob_table(episodes, args.config)
+    try:
+        table = repeats_table(episodes) if args.repeats else miniwob_table(episodes, args.config)
+    except RepeatsError as exc:
+        print(f"miniwob_table: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if table.empty:
         print("miniwob_table: no MiniWoB episodes in these folders", file=sys.stderr)
         return EXIT_BAD_INPUT
