@@ -110,7 +110,11 @@
     const go = document.createElement("button");
     go.type = "submit";
     go.textContent = "Search";
-    form.append(input, go);
+    // The field sits in its own box (as a framework's input component does), beside the button.
+    const box = document.createElement("span");
+    box.className = "box";
+    box.append(input);
+    form.append(box, go);
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       const q = input.value.trim();
