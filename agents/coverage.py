@@ -1,7 +1,8 @@
 """Coverage pass: when the label a subgoal expects is not among the candidates, one extra vision
 pass with that label as a hint and a larger cap. Its results are used once and never cached.
-The same second look is taken when nothing fits the subgoal at all, or when the DOM bridge knows
-of a better fit in view than anything perceived."""
+The same second look is taken when nothing fits the subgoal at all, when the DOM bridge knows
+of a better fit in view than anything perceived, or when vision reused from an earlier step shows
+the expected label only inside longer names."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pydantic import BaseModel
 
 from agents.marks import Mark
 from agents.pipeline import Mechanism, Recovery, Step
-from tasks.text_match import label_matches
+from tasks.text_match import label_matches, words
 
 
 class CoverageConfig(BaseModel):
@@ -22,6 +23,13 @@ def missing_label(marks: list[Mark], expected: str | None) -> bool:
     return bool(expected) and not any(label_matches(expected or "", m.label) for m in marks)
 
 
+def only_longer_names(marks: list[Mark], expected: str | None) -> bool:
+    """True when marks show the expected label only inside longer names ("Night Drive Mix" for
+    "Night Drive"): the one that is exactly it may be there unlisted."""
+    want = words(expected or "")
+    return bool(want) and not any(words(m.label) == want for m in marks)
+
+
 class Coverage(Mechanism):
     name = "coverage"
 
@@ -32,7 +40,10 @@ class Coverage(Mechanism):
         choice = step.choice
         if step.episode.backend is None or choice is None:
             return
-        if not (missing_label(step.marks, step.subgoal.label)
+        # A reused epoch was listed for an earlier subgoal (its cap kept what fitted that one): when
+        # it shows the label only inside longer names, look again before acting on a near miss.
+        reused_near_miss = step.rec.cache == "hit" and only_longer_names(step.marks, step.subgoal.label)
+        if not (missing_label(step.marks, step.subgoal.label) or reused_near_miss
                 or (choice.reply is None and not choice.satisfied)
                 or (step.unseen is not None and step.unseen.in_view)):
             return
