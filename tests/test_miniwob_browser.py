@@ -128,9 +128,10 @@ def quoted_button_model(request: RecordedRequest) -> StubReply:
     return StubReply.json({"action": "click", "mark": mark, "reason": f"the {wanted} button"})
 
 
-def test_openai_worker_runs_a_task_type_without_a_plan_builder(tmp_path: Path) -> None:
-    # click-test-transfer has no plan builder: the openai worker gets one open subgoal per step
-    # and the episode ends when MiniWoB says so (one click here), judged by MiniWoB's reward.
+def test_openai_worker_plans_for_itself(tmp_path: Path) -> None:
+    # The openai worker never gets a plan builder's subgoals (it plans itself, as for the types
+    # that have no builder): one open subgoal per step, and the episode ends when MiniWoB says so
+    # (one click here), judged by MiniWoB's reward.
     with StubOpenAI() as stub:
         stub.responder = quoted_button_model
         result = run_experiment(tmp_path / "solve", [
