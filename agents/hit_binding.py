@@ -159,7 +159,9 @@ class HitBinding(Mechanism):
         out: list[Mark] = []
         taken: set[tuple[int, ...]] = set()
 
-        def add(mark: Mark, parts: list[dict], words_of_box: str) -> None:
+        def add(mark: Mark, parts: list[dict], words_of_box: str, seen_as: str = "") -> None:
+            """`seen_as`: what vision called a box bound one to one to a control without text of
+            its own (an icon: "next month arrow"), kept as its label."""
             for part in parts:
                 key = tuple(round(v) for v in part["box"])
                 if key in taken:
@@ -169,7 +171,7 @@ class HitBinding(Mechanism):
                 if words_of_box and words_of_box != part["text"] and words_of_box not in context:
                     context = (*context, words_of_box)  # a row's words name the controls in it
                 out.append(mark.model_copy(update={
-                    "box": _box(part["box"]), "label": part["text"], "context": context[:4],
+                    "box": _box(part["box"]), "label": part["text"] or seen_as, "context": context[:4],
                     "ref": None, "role": "", "states": {}, "frame": "", "source": "vision",
                     "peers": tuple(_box(b) for b in part["peers"])}))
 
@@ -178,7 +180,9 @@ class HitBinding(Mechanism):
             if got is None or got["kind"] == "opaque":
                 out.append(mark)
             elif got["kind"] == "bound":
-                add(mark, got["parts"], "" if got.get("centre") else mark.label)
+                centre = bool(got.get("centre"))
+                add(mark, got["parts"], "" if centre else mark.label,
+                    mark.label if centre and len(got["parts"]) == 1 else "")
             # "inert": text that takes no click, not something to act on
         for s, got in zip(partly, found[len(loose):]):
             base = Mark(number=0, box=s.box, label=s.label, confidence=s.confidence, source="vision")

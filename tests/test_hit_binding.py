@@ -74,3 +74,12 @@ def test_the_nth_of_a_row_of_nameless_marks() -> None:
     assert got.mark.box.x == 130 and got.mark.box.y == 300  # not listed: the group's mark, moved
     got = worker.match(Subgoal(action="click", target="the 4th dot in the Delivery speed row", nth=4), marks)
     assert got.mark.number == 3
+
+
+def test_a_bound_icon_keeps_what_vision_called_it(tmp_path: Path) -> None:
+    # divwidgets-date: the calendar's next-month arrow is a CSS chevron with no text of its own;
+    # bound one to one to its element, it keeps vision's "next month arrow" as its label (an empty
+    # label fitted no description, and the calendar never left its first month)
+    run = run_experiment(tmp_path, ["suite=fixtures", "suite.ids=[divwidgets-date]", "seeds=[0,1]",
+                                    "perception=synthetic", "trace.playwright=false"])
+    assert run.episodes.success.all(), run.episodes.failure_detail.tolist()
