@@ -105,11 +105,10 @@ def test_sliding_accordion_is_waited_out_before_the_point_click(tmp_path: Path) 
 
 
 def test_failed_episode_keeps_its_raw_reward(tmp_path: Path) -> None:
-    # Without perception or enrichment the listing has no roles, so "the 1st text field" of
-    # enter-text is never found: the episode runs out of steps without a reward.
-    result = run_experiment(tmp_path, ["suite=miniwob_ci", "suite.ids=[miniwob.enter-text]",
-                                       "suite.tags=[]", "perception=synthetic",
-                                       "agent.enrichment=false", "seeds=[0]",
+    # use-slider's handle is a <span> with no role and no name, so "the slider" is never found
+    # (docs/figures.md, MiniWoB): the episode runs out of steps without a reward.
+    result = run_experiment(tmp_path, ["suite=miniwob", "suite.ids=[miniwob.use-slider]",
+                                       "perception=synthetic", "seeds=[0]",
                                        "trace.playwright=false"])
     row = result.episodes.iloc[0]
     assert not row.success and row.failure in ("no_target", "max_steps")

@@ -30,10 +30,15 @@ def listing_chooser(request: RecordedRequest) -> StubReply:
         number, role, label, rest = int(m[1]), m[2], m[3], m[4]
         if action == "type" and role != "textbox":
             continue
-        score = (shows and shows[1] == label) + (" in " in rest and rest.split('"')[1] in subgoal)
+        context = rest.split('"')[1] if rest.count('"') >= 2 else ""
+        score = (shows and shows[1] == label) + (" in " in rest and bool(context) and context in subgoal)
         if best is None or score > best[0]:
             best = (score, number)
+    if best is None:  # nothing listed fits the action: look further
+        return StubReply.json({"action": "scroll", "direction": "down"}, tokens_in=100, tokens_out=10)
     reply = {"action": action, "mark": best[1]}
+    if action == "drag":
+        reply["offset"] = [0, 40]
     if action == "type":
         reply["text"] = re.search(r'text "([^"]*)"', subgoal).group(1)
     return StubReply.json(reply, tokens_in=100, tokens_out=10)

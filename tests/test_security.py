@@ -142,8 +142,8 @@ def test_fixture_server_refuses_path_traversal(escape_server: FixtureServer, pat
 
 def test_action_vocabulary_is_closed_and_runs_no_page_script() -> None:
     kinds = {get_args(cls.model_fields["kind"].annotation)[0] for cls in get_args(AnyAction)}
-    assert kinds == {"click", "type", "select", "set_value", "expand", "read", "scroll", "navigate",
-                     "back", "wait", "finish"}
+    assert kinds == {"click", "type", "select", "set_value", "expand", "read", "hover", "drag",
+                     "scroll", "navigate", "back", "wait", "finish"}
     adapter = TypeAdapter(Action)
     for smuggled in ({"kind": "evaluate", "script": "document.title"},
                      {"kind": "click", "ref": "e1", "script": "alert(1)"},

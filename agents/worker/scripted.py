@@ -141,6 +141,7 @@ class ScriptedWorker:
 
     name = "scripted"
     sees_image = False
+    latency_ms = 0.0  # (a subclass that defines its own __init__ answers at once)
 
     def __init__(self, latency_ms: float = 0.0) -> None:
         self.latency_ms = latency_ms
