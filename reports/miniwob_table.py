@@ -116,21 +116,34 @@ def repeats_table(episodes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m reports.miniwob_table",
-        description="Per-task-type MiniWoB++ table (Markdown) from groundbench run or sweep folders.")
+def table_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The command line every table printer shares: run or sweep folders, and the configs to show."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
     parser.add_argument("--config", action="append", default=None, metavar="NAME",
                         help="configs to show, in this order (default: all, in run order)")
+    return parser
+
+
+def read_episodes(dirs: Sequence[Path], name: str) -> pd.DataFrame | None:
+    """The folders' episodes; None (with one line on stderr) when they cannot be read."""
+    try:
+        return load_episodes(find_run_dirs(list(dirs)))
+    except (RunFolderError, TraceFormatError) as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = table_parser(
+        "python -m reports.miniwob_table",
+        "Per-task-type MiniWoB++ table (Markdown) from groundbench run or sweep folders.")
     parser.add_argument("--repeats", action="store_true",
                         help="the folders are repeats of one config: show each repeat, the spread "
                              "(lowest–highest success) and the seeds that flipped")
     args = parser.parse_args(argv)
-    try:
-        episodes = load_episodes(find_run_dirs(args.dirs))
-    except (RunFolderError, TraceFormatError) as exc:
-        print(f"miniwob_table: {exc}", file=sys.stderr)
+    episodes = read_episodes(args.dirs, "miniwob_table")
+    if episodes is None:
         return EXIT_BAD_INPUT
     try:
         table = repeats_table(episodes) if args.repeats else miniwob_table(episodes, args.config)

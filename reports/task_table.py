@@ -5,17 +5,13 @@ trap-class table of docs/figures.md)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 
-from harness.metrics import RunFolderError, find_run_dirs, load_episodes
-from harness.traces import TraceFormatError
 from reports.markdown import md_table
-from reports.miniwob_table import PREFIX, _cell, _failures
+from reports.miniwob_table import PREFIX, _cell, _failures, read_episodes, table_parser
 
 EXIT_BAD_INPUT = 2
 SUITE_TAGS = frozenset({"ci", "smoke", "timed"})
@@ -40,17 +36,11 @@ def task_table(episodes: pd.DataFrame, configs: Sequence[str] | None = None) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m reports.task_table",
-        description="Per-task table (Markdown) of fixture tasks from groundbench run or sweep folders.")
-    parser.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
-    parser.add_argument("--config", action="append", default=None, metavar="NAME",
-                        help="configs to show, in this order (default: all, in run order)")
-    args = parser.parse_args(argv)
-    try:
-        episodes = load_episodes(find_run_dirs(args.dirs))
-    except (RunFolderError, TraceFormatError) as exc:
-        print(f"task_table: {exc}", file=sys.stderr)
+    args = table_parser(
+        "python -m reports.task_table",
+        "Per-task table (Markdown) of fixture tasks from groundbench run or sweep folders.").parse_args(argv)
+    episodes = read_episodes(args.dirs, "task_table")
+    if episodes is None:
         return EXIT_BAD_INPUT
     table = task_table(episodes, args.config)
     if table.empty:
