@@ -168,6 +168,17 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
         await m.after_action(page)
     effective, rec.effect = await validator.effect(page, action, rec.error_type, step.fp_before,
                                                    fp_after, pixels_before, lambda e: vetoed(step, e))
+    if isinstance(action, Hover) and not effective and not rec.error_type:
+        # hover intent: the page may answer the resting pointer only after a delay
+        waited = 0
+        while not effective and waited < episode.hover_intent_ms:
+            await page.wait_for_timeout(100)
+            waited += 100
+            later = await fingerprint.take(page)
+            effective, effect = await validator.effect(page, action, "", step.fp_before, later,
+                                                       None, lambda e: vetoed(step, e))
+            if effective:
+                fp_after, rec.effect = later, effect
     rec.effective = effective
     fp_before = step.fp_before
     if fp_before is not None and fp_after is not None:

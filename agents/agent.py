@@ -57,7 +57,7 @@ class GroundingAgent:
             self.backend = self.backend_for(page)
         episode = Episode(page=page, brief=brief, worker=self.worker, backend=self.backend,
                           mechanisms=build_mechanisms(cfg), settle=lambda: self._settle(episode),
-                          action_timeout_ms=cfg.action_timeout_ms)
+                          action_timeout_ms=cfg.action_timeout_ms, hover_intent_ms=cfg.hover_intent_ms)
         await page.context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
         for m in episode.mechanisms:
             await m.start(episode)
@@ -121,7 +121,8 @@ class GroundingAgent:
     async def _observe(self, step: Step) -> None:
         episode, rec = step.episode, step.rec
         t0 = time.perf_counter()
-        step.fp_before = fp = await fingerprint.take(step.page)
+        since = next((s for m in episode.mechanisms if (s := m.changes_since(step)) is not None), None)
+        step.fp_before = fp = await fingerprint.take(step.page, since)
         scopes, rec.observe_reason = next(
             (got for m in episode.mechanisms if (got := m.scopes(step)) is not None), (None, "off"))
         step.obs = obs = await episode.refs.observe(step.page, scopes, fp.framed if fp else frozenset())

@@ -126,6 +126,10 @@ AMBIENT_JS = r"""
       return { acting, changed: touched.length, other, restless: suspects.length, scrolled,
                idle_before: state.idleBefore, text_moved: textMoved };
     },
+    // For the gating key (agents/ambient_key.py): what is known to change by itself, after
+    // filing what is queued.
+    sync() { file(observer.takeRecords()); },
+    isAmbient(el) { return state.ambient.has(el); },
     probe(ms) {
       // Do the last window's restless elements change again by themselves (the agent idle)?
       const t0 = performance.now();

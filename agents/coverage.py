@@ -42,6 +42,8 @@ class Coverage(Mechanism):
             return
         # A reused epoch was listed for an earlier subgoal (its cap kept what fitted that one): when
         # it shows the label only inside longer names, look again before acting on a near miss.
+        # (Not after a region reuse: where the page changed, its candidates are the new
+        # observation's own controls, and a better fit the DOM knows elsewhere is `unseen`.)
         reused_near_miss = step.rec.cache == "hit" and only_longer_names(step.marks, step.subgoal.label)
         if not (missing_label(step.marks, step.subgoal.label) or reused_near_miss
                 or (choice.reply is None and not choice.satisfied)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.ambient import Ambient, AmbientConfig
+from agents.ambient_key import AmbientKey, AmbientKeyConfig
 from agents.compound_split import CompoundSplit, CompoundSplitConfig
 from agents.coverage import Coverage, CoverageConfig
 from agents.dead_action_guard import DeadActionGuardConfig, DeadActionGuarding
@@ -22,6 +23,7 @@ from agents.direct_navigation import DirectNavigating, DirectNavigationConfig
 from agents.enrichment import Enrichment, EnrichmentConfig
 from agents.freshness import Freshness, FreshnessConfig
 from agents.gating import Gating, GatingConfig
+from agents.region_scope import RegionScope, RegionScopeConfig
 from agents.hit_binding import HitBinding, HitBindingConfig
 from agents.imports import ImportTargetError, TargetConfig, load
 from agents.inner_scroll import InnerScroll, InnerScrollConfig
@@ -70,7 +72,7 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig, HitBindingConfig,
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
-                  TransientConfig, InnerScrollConfig):
+                  TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -90,6 +92,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("snapping", lambda c: Snapping()),
     ("tiers", lambda c: Tiers(c.tiers_complex_candidates, c.tiers_complex_controls)),
     ("gating", lambda c: Gating(c.gating_tolerance)),
+    ("region_scope", lambda c: RegionScope(c.region_scope_margin_px)),
     ("prefetch", lambda c: Prefetch(c.prefetch_window_ms, c.prefetch_critical_window_ms,
                                     c.action_timeout_ms)),
     ("freshness", lambda c: Freshness(c.freshness_max_steps, c.freshness_max_age_s)),
@@ -101,14 +104,17 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("inner_scroll", lambda c: InnerScroll(c.inner_scroll_visible_share)),
     ("dead_action_guard", lambda c: DeadActionGuarding(c.dead_action_limit, c.dead_action_min_ms)),
     ("ambient", lambda c: Ambient(c.ambient_probe_ms)),
+    ("ambient_key", lambda c: AmbientKey()),
     ("navigation_guard", lambda c: NavigationGuarding()),
     ("navigation_undo", lambda c: NavigationUndo()),
     ("direct_navigation", lambda c: DirectNavigating()),
 ]
 
 # A mechanism that works on another's output is built only with it: compound split splits boxes
-# for the DOM bridge, hit binding binds what the bridge left unmatched.
-REQUIRES = {"compound_split": "enrichment", "hit_binding": "enrichment"}
+# for the DOM bridge, hit binding binds what the bridge left unmatched, region scope keeps part of
+# the gate's epoch, the ambient key uses what the ambient filter knows.
+REQUIRES = {"compound_split": "enrichment", "hit_binding": "enrichment", "region_scope": "gating",
+            "ambient_key": "ambient"}
 
 
 def switches() -> list[str]:

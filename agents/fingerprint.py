@@ -56,6 +56,37 @@ MUTATION_COUNTER_JS = r"""
     for (const r of records) window.__gbMutations += r.addedNodes.length + r.removedNodes.length;
   });
   observer.observe(document, { subtree: true, childList: true, characterData: true });
+  // The change log: which elements changed in which delivery of a second observer (attributes
+  // too, shadow roots as they are attached), pruned to the newest deliveries (`floor`: the
+  // newest pruned). The walk below reads it: what changed since an earlier fingerprint, and
+  // whether every change since was made by an element known to change by itself.
+  const log = { seq: 0, entries: [], floor: 0, takes: new Map(), take: 0,
+                doc: Math.random().toString(36).slice(2) };
+  const elementOf = (node) => !node ? null : node.nodeType === 1 ? node : node.nodeType === 11 ? node.host
+    : node.parentElement || (node.parentNode && node.parentNode.host) || null;
+  const note = (records) => {
+    if (!records.length) return;
+    log.seq += 1;
+    const seen = new Set();
+    for (const r of records) {
+      const el = elementOf(r.target);
+      if (el && !seen.has(el)) { seen.add(el); log.entries.push(log.seq, el); }
+    }
+    if (log.entries.length > 8000) {
+      log.floor = log.entries[3998];
+      log.entries = log.entries.slice(4000);
+    }
+  };
+  const logger = new MutationObserver(note);
+  const all = { subtree: true, childList: true, characterData: true, attributes: true };
+  logger.observe(document, all);
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attach.call(this, init);
+    logger.observe(root, all);
+    return root;
+  };
+  Object.defineProperty(window, "__gbLog", { value: { state: log, flush: () => note(logger.takeRecords()) } });
 })();
 """
 
@@ -88,10 +119,11 @@ XXH32_JS = r"""
 """
 
 _WALK_JS = inject(r"""
-() => {
+(since) => {
   const xxh = __XXH32__;
   const SEL = __INTERACTIVE__;  // agents/interactive.py: controls only (no label, no option)
   const sigs = [], values = [], frames = [], layout = [], offscreen = [];
+  const rects = new Map();  // controls in view (top document) -> where drawn
   let mutations = window.__gbMutations ?? -1;
   const vw = innerWidth, vh = innerHeight;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().slice(0, 60);
@@ -156,6 +188,7 @@ _WALK_JS = inject(r"""
       const r = el.getBoundingClientRect();
       if (meets(r)) {
         layout.push(`${Math.round(r.left / 4)},${Math.round(r.top / 4)}`);
+        rects.set(el, [r.left, r.top, r.width, r.height]);
         roots.add(scopeRoot(el));
       } else if (label) {
         offscreen.push(label);
@@ -198,10 +231,64 @@ _WALK_JS = inject(r"""
     return out.join("\n");
   };
   const text = !document.body ? "" : small ? document.body.innerText : viewText();
+  const place = `@${Math.round(scrollX)},${Math.round(scrollY)},${window.__gbInnerScrolls ?? 0}\n${layout.join(";")}`;
+  // The change log (MUTATION_COUNTER_JS), top document only: frames keep logs of their own.
+  const L = !frames.length && window.__gbLog ? window.__gbLog : null;
+  let take = -1, ambient = null, regions = null;
+  if (L) {
+    L.flush();
+    const log = L.state, entries = log.entries;
+    take = ++log.take;
+    log.takes.set(take, { seq: log.seq, place, rects });
+    for (const k of log.takes.keys()) {
+      if (log.takes.size <= 16) break;
+      if (k !== since) log.takes.delete(k);
+    }
+    // With agents/ambient_key.py: the last delivery that changed an element not known (by now)
+    // to change by itself. A key taken at delivery `seq` holds but for those while quiet <= seq.
+    const A = window.__gbKeyAmbient && window.__gbAmbient?.isAmbient ? window.__gbAmbient : null;
+    if (A) {
+      A.sync();
+      let quiet = log.floor;
+      for (let i = entries.length - 2; i >= 0; i -= 2) {
+        if (!A.isAmbient(entries[i + 1])) { quiet = entries[i]; break; }
+      }
+      ambient = [log.doc, log.seq, quiet];
+    }
+    // Since an earlier take (agents/region_scope.py): where the page changed, as boxes in the
+    // viewport. Elements changed since (not the ambient ones), each where it is drawn now (or its
+    // nearest ancestor drawn, for one now hidden); controls in view that moved (both places),
+    // appeared or went. Unknown (null) when that take or the log since it is gone, or the view
+    // scrolled.
+    const then = since == null ? null : log.takes.get(since);
+    if (then && then.seq >= log.floor && then.place.split("\n")[0] === place.split("\n")[0]) {
+      const boxes = [];
+      const add = (r) => { if (r[2] > 0 && r[3] > 0) boxes.push(r.map(Math.round)); };
+      const changed = new Set();
+      for (let i = entries.length - 2; i >= 0 && entries[i] > then.seq; i -= 2) changed.add(entries[i + 1]);
+      for (let el of changed) {
+        if (A && A.isAmbient(el)) continue;
+        if (!el.isConnected) continue;  // gone: its parent's change holds its place
+        let r = el.getBoundingClientRect();
+        while (r.width === 0 && r.height === 0 && el.parentElement) { el = el.parentElement; r = el.getBoundingClientRect(); }
+        if (meets(r)) add([r.left, r.top, r.width, r.height]);
+      }
+      const near = (a, b) => Math.abs(a[0] - b[0]) <= 2 && Math.abs(a[1] - b[1]) <= 2 &&
+        Math.abs(a[2] - b[2]) <= 2 && Math.abs(a[3] - b[3]) <= 2;
+      for (const [el, r] of then.rects) {
+        const now = rects.get(el);
+        if (!now) add(r);
+        else if (!near(r, now)) { add(r); add(now); }
+      }
+      for (const [el, r] of rects) if (!then.rects.has(el)) add(r);
+      regions = boxes.slice(0, 200);
+    }
+  }
   // One string back: Playwright serialises a large object field by field.
   return JSON.stringify({
     dom: xxh(sigs.join("\n")), values: xxh(values.join("\x1f")), frames: xxh(frames.join("\n")),
-    text: xxh(`${text}\n@${Math.round(scrollX)},${Math.round(scrollY)},${window.__gbInnerScrolls ?? 0}\n${layout.join(";")}`),
+    text: xxh(`${text}\n${place}`), place: xxh(place),
+    take, ambient, regions,
     bodyText: xxh(text), cross: frames.some((f) => f.startsWith("cross:")),
     url: location.href, mutations, size: document.getElementsByTagName("*").length,
     changes: window.__gbChanges ?? -1, textScope: small ? "document" : "view",
@@ -231,6 +318,17 @@ class Fingerprint:
     # "document": `text` covers the whole body; "view": only the text in view (a long page).
     text_scope: str = field(default="document", compare=False)
     changes: int = field(default=-1, compare=False)  # node and text mutation records (-1: no counter)
+    # Where the view is: the scroll positions and where the controls in view are drawn (in `text`).
+    place: str = field(default="", compare=False)
+    # The page's change log (top document; none with frames): this fingerprint's number, and
+    # with agents/ambient_key.py (document, delivery counter when taken, the last delivery that
+    # changed an element not known to change by itself).
+    take: int = field(default=-1, compare=False)
+    ambient: tuple[str, int, int] | None = field(default=None, compare=False)
+    # Asked for with `since` (an earlier fingerprint's `take`): where the page changed since, as
+    # boxes in the viewport (x, y, width, height); None when unknown.
+    since: int | None = field(default=None, compare=False)
+    regions: tuple[tuple[int, int, int, int], ...] | None = field(default=None, compare=False)
 
     def changed_out_of_view(self, other: Fingerprint) -> bool:
         """A long page's nodes or text changed (possibly outside what `text` covers)."""
@@ -240,6 +338,24 @@ class Fingerprint:
     def differs(self, other: Fingerprint) -> list[str]:
         """The parts that disagree, in a fixed order (empty when the page still agrees)."""
         return [p for p in PARTS if getattr(self, p) != getattr(other, p)]
+
+    def only_ambient_since(self, earlier: Fingerprint) -> bool:
+        """Every change to this document since `earlier` was taken was made by elements seen
+        changing by themselves (a clock, a live count, known as such by now), and the view did not
+        move: what such elements changed leaves the key, though the text part moved with them."""
+        return self.ambient is not None and earlier.ambient is not None and \
+            self.ambient[0] == earlier.ambient[0] and self.ambient[2] <= earlier.ambient[1] and \
+            self.place == earlier.place and self.url == earlier.url
+
+    def key_differs(self, earlier: Fingerprint, tolerance: float) -> str:
+        """Why vision taken at `earlier` no longer describes this page: the first part that
+        disagrees, `delta` (nodes replaced beyond `tolerance`), or "" — also when only
+        ambient elements moved the text part or the nodes (see `only_ambient_since`)."""
+        parts = earlier.differs(self)
+        delta = earlier.delta(self) > tolerance
+        if (parts == ["text"] or (not parts and delta)) and self.only_ambient_since(earlier):
+            return ""
+        return parts[0] if parts else "delta" if delta else ""
 
     def delta(self, other: Fingerprint) -> float:
         """Mutation delta (0..1): nodes added or removed between the two fingerprints, as a share
@@ -254,10 +370,11 @@ def _h(text: str) -> str:
     return xxhash.xxh64_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
-async def take(page: Page) -> Fingerprint | None:
-    """The page's fingerprint now, or None while the page is navigating."""
+async def take(page: Page, since: int | None = None) -> Fingerprint | None:
+    """The page's fingerprint now, or None while the page is navigating; with `since` (the
+    `take` of an earlier fingerprint of this document) also where the page changed since."""
     try:
-        raw = json.loads(await page.evaluate(_WALK_JS))
+        raw = json.loads(await page.evaluate(_WALK_JS, since))
     except PlaywrightError:
         return None
     doms, values, frames = [raw["dom"]], [raw["values"]], [raw["frames"]]
@@ -285,4 +402,10 @@ async def take(page: Page) -> Fingerprint | None:
         framed=frozenset(raw["framed"]),
         text_scope=raw["textScope"],
         changes=int(raw["changes"]),
+        place=raw["place"],
+        take=int(raw["take"]),
+        ambient=None if raw["ambient"] is None else (str(raw["ambient"][0]), int(raw["ambient"][1]),
+                                                     int(raw["ambient"][2])),
+        since=since,
+        regions=None if raw["regions"] is None else tuple(tuple(int(v) for v in b) for b in raw["regions"]),
     )

@@ -1,7 +1,8 @@
 """Gating: cache only while the page still agrees. A vision epoch starts with each vision call;
 while the composite fingerprint matches the epoch's and the mutation delta is within tolerance,
 the epoch's candidates are reused (re-resolved against a fresh snapshot, never a stale ref).
-Navigation always ends the epoch."""
+Navigation always ends the epoch. What elements the ambient filter knows to change by themselves
+(a clock, a live count) changed is not a disagreement (`agent.ambient_key`, agents/ambient.py)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,9 @@ class Gate:
         """"" when the epoch still has authority, else the reason: forced, no_epoch, navigating,
         the first fingerprint part that disagrees (dom, text, frames, url), delta (nodes were
         replaced beyond tolerance even though every part agrees), or tier (the page has since
-        been classified complex: the small tier's truncated candidates are not reused)."""
+        been classified complex: the small tier's truncated candidates are not reused). Text
+        and nodes changed only by elements that change by themselves do not disagree
+        (`Fingerprint.key_differs`; the step's `miss_reason` on such a hit is `ambient`)."""
         if self._forced:
             self._forced = False
             return "forced"
@@ -55,11 +58,9 @@ class Gate:
             return "no_epoch"
         if fp is None:
             return "navigating"
-        parts = self.epoch.fp.differs(fp)
-        if parts:
-            return parts[0]
-        if self.epoch.fp.delta(fp) > self.tolerance:
-            return "delta"
+        reason = fp.key_differs(self.epoch.fp, self.tolerance)
+        if reason:
+            return reason
         if tier != self.epoch.tier:
             return "tier"
         return ""
@@ -79,6 +80,9 @@ class Gating(Mechanism):
             self.gate.force_fresh()
         reason = self.gate.check(step.fp_before, tier)
         step.rec.cache, step.rec.miss_reason = ("hit" if reason == "" else "miss"), reason
+        if reason == "" and self.gate.epoch is not None and step.fp_before is not None and \
+                self.gate.epoch.fp.differs(step.fp_before):
+            step.rec.miss_reason = "ambient"  # a hit: the key moved only by the page's own changes
         if reason == "" and self.gate.epoch is not None:
             return list(self.gate.epoch.candidates)
         return None

@@ -53,6 +53,7 @@ class Episode:
     mechanisms: list[Mechanism]
     settle: Callable[[], Awaitable[None]]
     action_timeout_ms: int = 3000
+    hover_intent_ms: int = 0  # a hover that changed nothing is looked at again up to this long
     refs: RefBook = field(default_factory=RefBook)
     history: list[str] = field(default_factory=list)
     # openers (tabs, sections) already opened for the current subgoal
@@ -152,6 +153,11 @@ class Mechanism:
         return None
 
     def tier(self, url: str) -> Tier | None:
+        return None
+
+    def changes_since(self, step: Step) -> int | None:
+        """The `take` of an earlier fingerprint of this document: the step's fingerprint then
+        says where the page changed since (`Fingerprint.regions`)."""
         return None
 
     def reuse(self, step: Step, tier: Tier) -> list[Seen] | None:

@@ -68,7 +68,9 @@ class Prefetcher:
             got = task.result()
         except (PlaywrightError, asyncio.CancelledError):
             return Outcome(None, waited, lagging=lagging, discarded=True)
-        if got.fp is None or fp is None or got.fp.differs(fp) or got.tier != tier or got.subgoal != subgoal:
+        # (the key's parts, not the mutation delta: tolerance 1)
+        if got.fp is None or fp is None or fp.key_differs(got.fp, 1.0) or got.tier != tier \
+                or got.subgoal != subgoal:
             return Outcome(None, waited, lagging=lagging, discarded=True)
         return Outcome(got, waited, lagging=lagging)
 

@@ -23,6 +23,10 @@ class SettleConfig(BaseModel):
     # frame after frame) is waited out up to this long, settle_ms or not.
     settle_animation_ms: int = Field(1000, ge=0)
     action_timeout_ms: int = Field(3000, ge=100)
+    # A hover's effect may come only after the page's hover-intent delay (a menu that opens once
+    # the pointer has rested 300-600 ms): a hover that changed nothing by its settle is looked at
+    # again, every 100 ms, up to this long, before it counts as a no-op.
+    hover_intent_ms: int = Field(800, ge=0)
 
 
 # Resolves true once a frame has been drawn and the document then changed nothing (nodes, text,

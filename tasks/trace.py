@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # Version of the stored schema: bump it when a field is added, removed or changes type.
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
-# 6: steps carry transient_ms and hit_bound.
-SCHEMA_VERSION = 6
+# 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
+SCHEMA_VERSION = 7
 
 
 class Cost(BaseModel):
@@ -66,6 +66,9 @@ class StepRecord(BaseModel):
     # gating and prefetch
     cache: str = ""
     miss_reason: str = ""
+    changed_regions: str = ""  # region scope: where the page changed since the epoch (x,y,w,h;...)
+    kept_candidates: int = 0  # ...and how many of the epoch's candidates lie outside it
+    region_filled: int = 0  # ...and how many named controls the new observation has inside it
     prefetch_used: bool = False
     prefetch_discarded: bool = False
     vision_lagging: bool = False

@@ -4,11 +4,14 @@ rewrote is probed and, not changing by itself, credited; a list rendered twice w
 started up is not taken for a ticker; a change inside a widget's shadow root (open or closed) is
 the click's, though a document-wide observer cannot see it; switched off, the clock's tick is
 credited. And text evidence older than the action (the page changed between the agent's look and
-its click) is not the click's, while a style-only effect in the same position is."""
+its click) is not the click's, while a style-only effect in the same position is. What only the
+clock changed leaves the gating key; what anything else changed, or a new document, does not."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 from playwright.async_api import Page, async_playwright
@@ -16,6 +19,7 @@ from playwright.async_api import Page, async_playwright
 from agents import fingerprint, validator
 from agents.actions import Click
 from agents.ambient import Watch
+from agents.ambient_key import KEY_AMBIENT_JS
 from harness.browser import BrowserSettings, launch
 
 pytestmark = pytest.mark.browser
@@ -66,17 +70,30 @@ async def act(page: Page, watch: Watch | None, selector: str) -> tuple[bool, str
     return await validator.effect(page, Click(ref="e1", observation_id=0), "", before, after, None, veto)
 
 
-async def scenario(on: bool) -> list[tuple[bool, str, float]]:
+@asynccontextmanager
+async def opened(body: str, watched: bool = True, key: bool = False) -> AsyncIterator[tuple[Page, Watch | None]]:
+    """The page served at URL in a fresh browser with the fingerprint's counter, the ambient
+    filter's script when `watched`, and what agents/ambient_key.py installs when `key`."""
     async with async_playwright() as pw:
         browser = await launch(pw, BrowserSettings())
         context = await browser.new_context()
         await context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
         page = await context.new_page()
-        watch = Watch(300) if on else None
+        watch = Watch(300) if watched else None
         if watch is not None:
             await watch.install(page)
-        await page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
+        if key:
+            await context.add_init_script(script=KEY_AMBIENT_JS)
+        await page.route(URL, lambda route: route.fulfill(body=body, content_type="text/html"))
         await page.goto(URL)
+        try:
+            yield page, watch
+        finally:
+            await browser.close()
+
+
+async def scenario(on: bool) -> list[tuple[bool, str, float]]:
+    async with opened(PAGE, watched=on) as (page, watch):
         await page.wait_for_timeout(100)
         if watch is not None:
             await watch.settled(page)  # start-up is over
@@ -86,7 +103,6 @@ async def scenario(on: bool) -> list[tuple[bool, str, float]]:
                          "#closed-host @left"):
             effective, evidence = await act(page, watch, selector)
             out.append((effective, evidence, watch.probe_ms if watch else 0.0))
-        await browser.close()
     return out
 
 
@@ -119,15 +135,8 @@ async def late_scenario() -> list[tuple[bool, str]]:
     """The page changes its banner by itself after the agent's observation and before its click
     (the test stands in for the page's timer). A dead click is then not credited with the banner;
     a click whose effect is style alone (a `:focus-within` tip, no DOM change) still is."""
-    async with async_playwright() as pw:
-        browser = await launch(pw, BrowserSettings())
-        context = await browser.new_context()
-        await context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
-        page = await context.new_page()
-        watch = Watch(300)
-        await watch.install(page)
-        await page.route(URL, lambda route: route.fulfill(body=LATE, content_type="text/html"))
-        await page.goto(URL)
+    async with opened(LATE) as (page, watch):
+        assert watch is not None
         await watch.settled(page)
         out = []
         for selector, banner in (("#dead", "Sale today"), ("#help", "Sale ends soon")):
@@ -140,7 +149,6 @@ async def late_scenario() -> list[tuple[bool, str]]:
             await watch.verdict(page)
             out.append(await validator.effect(page, Click(ref="e1", observation_id=0), "", before,
                                               after, None, lambda e: watch.vetoes(page, e)))
-        await browser.close()
     return out
 
 
@@ -148,3 +156,36 @@ def test_text_evidence_older_than_the_action_is_not_its_effect() -> None:
     dead, help_ = asyncio.run(late_scenario())
     assert dead == (False, "ambient")
     assert help_ == (True, "text")
+
+
+async def key_scenario(key: bool) -> dict[str, str]:
+    """Fingerprints of the clock page: at a look, after the clock ticked (the agent idle), after
+    the quantity changed too, and after a reload (a new document at the same URL)."""
+    async with opened(PAGE, key=key) as (page, watch):
+        assert watch is not None
+        await page.wait_for_timeout(100)
+        await watch.settled(page)
+        await page.wait_for_timeout(150)  # the clock ticks, so it is known to change by itself
+        look = await fingerprint.take(page)
+        assert look is not None
+        await page.wait_for_timeout(150)
+        ticked = await fingerprint.take(page)
+        await page.evaluate("() => { document.getElementById('qty').textContent = '7'; }")
+        qty = await fingerprint.take(page)
+        await page.reload()
+        await watch.settled(page)
+        await page.wait_for_timeout(150)
+        reloaded = await fingerprint.take(page)
+    assert ticked is not None and qty is not None and reloaded is not None
+    assert ticked.differs(look) == ["text"]  # the text part moves with the clock either way
+    return {name: fp.key_differs(look, 0.05) for name, fp in
+            (("ticked", ticked), ("qty", qty), ("reloaded", reloaded))}
+
+
+def test_ambient_changes_leave_the_gating_key() -> None:
+    keyed = asyncio.run(key_scenario(key=True))
+    assert keyed == {"ticked": "", "qty": "text", "reloaded": "text"}
+
+
+def test_without_the_ambient_key_the_clock_moves_the_key() -> None:
+    assert asyncio.run(key_scenario(key=False))["ticked"] == "text"

@@ -90,7 +90,10 @@ def test_prefetch_hands_over_only_fresh_results(tmp_path: Path) -> None:
 
 def test_dead_action_guard_drops_the_dead_decoy(tmp_path: Path) -> None:
     on, on_steps = run(tmp_path, "noop-save-either,noop-follow", "0,1")
-    off, off_steps = run(tmp_path, "noop-save-either,noop-follow", "0,1", "agent.dead_action_guard=false")
+    # (region scope off too: where the page's start-up re-renders the actions bar, its DOM fill
+    # can list the live Save beside the dead one and let the agent out by another way)
+    off, off_steps = run(tmp_path, "noop-save-either,noop-follow", "0,1", "agent.dead_action_guard=false",
+                         "agent.region_scope=false")
     assert on.success.all() and on_steps.dead_action_trigger.any()
     assert not off_steps.dead_action_trigger.any()
     decoy = off[off.task_id == "noop-save-either"]
@@ -108,6 +111,14 @@ def test_ambient_filter_sees_through_a_ticking_clock(tmp_path: Path) -> None:
     assert "ambient" not in set(off_steps.effect) and (off_steps.ambient_probe_ms == 0).all()
     dead_clicks = off_steps[(off_steps.action == "click") & off_steps.effective]
     assert (dead_clicks.effect == "text").all()
+    # With `ambient_key` (on by default) the clock's ticks leave the gating key: the click after
+    # the typing reuses the vision epoch. Without it every such step is a `text` miss (region
+    # scope off in both, since it would keep the epoch outside the clock's region either way).
+    assert ((on_steps.cache == "hit") & (on_steps.miss_reason == "ambient")).any()
+    _, keyed = run(tmp_path, "noop-bid-live", "0,1,2", "agent.region_scope=false")
+    _, unkeyed = run(tmp_path, "noop-bid-live", "0,1,2", "agent.region_scope=false", "agent.ambient_key=false")
+    assert "ambient" not in set(unkeyed.miss_reason) and (unkeyed.miss_reason == "text").any()
+    assert keyed.vision_calls.sum() < unkeyed.vision_calls.sum()
 
 
 def test_navigation_guard_blocks_redirect_bait(tmp_path: Path) -> None:

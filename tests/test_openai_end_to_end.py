@@ -12,6 +12,8 @@ import pytest
 from conftest import run_experiment
 from stub_openai import RecordedRequest, StubOpenAI, StubReply
 
+from tasks.loader import FIXTURE_TASKS, load_tasks
+
 pytestmark = pytest.mark.browser
 LINE = re.compile(r'^\[(\d+)\] (\w+) "([^"]*)"(.*)$')
 
@@ -78,21 +80,51 @@ def plan_follower(request: RecordedRequest) -> StubReply:
     return listing_chooser(request)
 
 
+# The kinds of page the worker's plumbing must get through (frames, shadow roots, canvas, covered
+# and moving pages, widgets, off-domain bait); every plan action kind is covered too.
+PAGE_KINDS = {"iframe-same", "iframe-cross", "shadow-slider", "canvas", "covered", "div-widget",
+              "autocomplete", "moving", "off-domain", "no-op", "compound-row", "inner-scroll"}
+
+
+def catalogue_cover() -> list[str]:
+    """Fixture tasks that together hold every plan action kind and every page kind above, the
+    shorter plans first (a greedy set cover): the whole catalogue's variety in a third of its
+    steps."""
+    tasks = load_tasks([FIXTURE_TASKS])
+    features = {tid: {f"do:{s.action}" for s in task.plan} | (set(task.tags) & PAGE_KINDS)
+                for tid, task in tasks.items()}
+    need, chosen = set().union(*features.values()), []
+    while need:
+        best = max(sorted(features), key=lambda i: (len(features[i] & need), -len(tasks[i].plan)))
+        chosen.append(best)
+        need -= features[best]
+    return chosen
+
+
 def test_the_fixture_catalogue_runs_under_the_openai_worker(tmp_path: Path) -> None:
     # Plan steps without a target (scroll, wait...) used to call the OpenAI worker with the
-    # scripted worker's signature: a TypeError aborted the whole run. Every fixture task now runs
-    # to an ordinary verdict, and the untargeted steps are answered by the model.
+    # scripted worker's signature: a TypeError aborted the whole run. Every kind of fixture task
+    # now runs to an ordinary verdict, and the untargeted steps are answered by the model.
+    ids = catalogue_cover()
     with StubOpenAI() as stub:
         stub.responder = plan_follower
         result = run_experiment(tmp_path, [
-            "suite=fixtures", "seeds=[0]", "worker=openai", "perception=synthetic",
-            f"worker.client.base_url={stub.base_url}", "worker.client.timeout_s=5",
-            "trace.capture=live", "trace.playwright=false", "trace.screenshots=none"])
+            "suite=fixtures", f"suite.ids=[{','.join(ids)}]", "seeds=[0]", "worker=openai",
+            "perception=synthetic", f"worker.client.base_url={stub.base_url}",
+            "worker.client.timeout_s=5", "trace.capture=live", "trace.playwright=false",
+            "trace.screenshots=none"])
     episodes = result.episodes
-    assert len(episodes) >= 35 and not episodes.failure.isin(["browser_crash", "timeout"]).any()
+    assert sorted(episodes.task_id) == sorted(ids) and len(ids) >= 10
+    assert not episodes.failure.isin(["browser_crash", "timeout"]).any()
     assert not episodes.failure_detail.str.contains("Error|Traceback").any(), \
         episodes.failure_detail.tolist()
     steps = pd.read_parquet(tmp_path / "steps.parquet")
     untargeted = steps[steps.subgoal_action.isin(UNTARGETED)]
     assert len(untargeted) and (untargeted.tokens_in > 0).all()
-    assert episodes.success.mean() > 0.5  # the fake model follows the plan: most tasks pass
+    # The fake model follows the plan by the listing's names: where the page's structure is all
+    # that stands in the way (frames, a canvas, a covering layer, off-domain bait, a page that
+    # moves), it succeeds; the traps for a name follower are allowed to catch it.
+    structural = {"iframe-same", "iframe-cross", "canvas", "covered", "off-domain", "moving"}
+    tags = {tid: set(task.tags) for tid, task in load_tasks([FIXTURE_TASKS]).items()}
+    plain = episodes[episodes.task_id.map(lambda t: bool(tags[t] & structural))]
+    assert len(plain) >= 5 and plain.success.all(), plain[~plain.success][["task_id", "failure"]]

@@ -54,6 +54,7 @@ from harness.traces import read_metadata
 
 TARGETED = frozenset({"click", "type", "select", "set_value", "expand", "read"})
 LONG = "long-shopping"
+FLOW = "long-flow"  # the four-page flow (results refined in place): region scope's case
 CHANGING = ("churn", "moving")
 SEED_FULL_CALLS = (5, 7)  # the seed's "about five to seven calls" on the twenty-step task
 
@@ -206,7 +207,7 @@ def analyse(sweep_dir: Path) -> dict[str, Any]:
     tails = sorted({_agent_and_tail(n)[1] for n in episodes.config_name.unique()})
     return {
         "sweep_dir": str(sweep_dir),
-        "configs": per_config(episodes, (LONG, *CHANGING)),
+        "configs": per_config(episodes, (LONG, FLOW, *CHANGING)),
         "by_tail": {tail: {"long_shopping": long_shopping(episodes, steps, tail),
                            "wrong_targets": wrong_targets(steps, agents, tail),
                            "prefetch": prefetch_wall(episodes, tail)} for tail in tails},
