@@ -23,7 +23,6 @@ from agents.direct_navigation import DirectNavigating, DirectNavigationConfig
 from agents.enrichment import Enrichment, EnrichmentConfig
 from agents.freshness import Freshness, FreshnessConfig
 from agents.gating import Gating, GatingConfig
-from agents.region_scope import RegionScope, RegionScopeConfig
 from agents.hit_binding import HitBinding, HitBindingConfig
 from agents.imports import ImportTargetError, TargetConfig, load
 from agents.inner_scroll import InnerScroll, InnerScrollConfig
@@ -31,6 +30,7 @@ from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
 from agents.navigation_undo import NavigationUndo, NavigationUndoConfig
 from agents.pipeline import Mechanism
 from agents.prefetch import Prefetch, PrefetchConfig
+from agents.region_scope import RegionScope, RegionScopeConfig
 from agents.settle import SettleConfig
 from agents.snapping import Snapping, SnappingConfig
 from agents.subgoal_relevance import SubgoalRelevance, SubgoalRelevanceConfig
