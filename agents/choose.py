@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from agents import perceive, som
-from agents.marks import Mark
+from agents.marks import PLACE_ROLES, Mark, element_mark
 from agents.pipeline import Step, Unseen
 from agents.worker.base import Choice, ChoiceRequest, PlanFollower
 from tasks.schema import Subgoal
@@ -26,7 +26,8 @@ async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
         image = som.draw(await step.page.screenshot(), marks, (size["width"], size["height"]))
     choice = await episode.worker.decide(ChoiceRequest(
         goal=episode.brief.goal, subgoal=subgoal, marks=marks, history=episode.history,
-        excluded=episode.excluded(), prefer_toggle=episode.prefer_toggle, image=image))
+        excluded=episode.excluded(), prefer_toggle=episode.prefer_toggle, image=image,
+        places=places(step, marks) if subgoal.action == "drag" and subgoal.to else []))
     cost = choice.cost
     rec.charge(cost)
     rec.invalid_replies += cost.invalid_replies
@@ -34,6 +35,32 @@ async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
     if choice.reply is None and cost.error_type:
         rec.error_type, rec.error = "worker_error", f"{cost.error_type}: {cost.error}"[:300]
     return choice
+
+
+def places(step: Step, marks: list[Mark]) -> list[Mark]:
+    """Where a dragged thing may be dropped besides the controls: the list items, rows, cards
+    and cells of the observation, each a mark of its own, numbered after the listing's; the first
+    piece of each one's context is the name of what holds it (the list, the table)."""
+    start = max((m.number for m in marks), default=0) + 1
+    obs = step.obs
+    elements = obs.elements if obs is not None else {}
+
+    def home(ref: str | None) -> str:
+        # the name of the nearest named ancestor: the list, table or board the place is part of
+        for _ in range(8):
+            el = elements.get(ref) if ref else None
+            if el is None:
+                return ""
+            if el.name:
+                return el.name
+            ref = el.parent_ref
+        return ""
+    # a table's header row holds no item: nothing is dropped on it
+    headers = {p.element.parent_ref for p in step.placed if p.element.role == "columnheader"}
+    chosen = [p for p in step.placed if p.element.role in PLACE_ROLES and p.element.ref not in headers]
+    return [element_mark(start + i, p, 1.0, "dom", obs.id if obs else 0).model_copy(
+                update={"context": (home(p.element.parent_ref), *p.element.context)})
+            for i, p in enumerate(chosen)]
 
 
 class SecondLook:

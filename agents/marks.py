@@ -72,6 +72,10 @@ class Mark(BaseModel):
         return TargetIdentity(self.role, self.label, b.x, b.y, b.width, b.height)
 
 
+# What a thing can be dropped on, besides a control: an item of a list, a row, a card, a cell.
+PLACE_ROLES = frozenset({"listitem", "row", "article", "gridcell", "cell", "treeitem"})
+
+
 def element_mark(number: int, placed: Placed, confidence: float, source: Literal["vision", "dom"],
                  observation_id: int) -> Mark:
     el = placed.element

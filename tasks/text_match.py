@@ -39,3 +39,19 @@ def coverage(wanted: str, text: str) -> float:
     """Share of the wanted words present in the text (0 when nothing is wanted)."""
     want = word_set(wanted)
     return len(want & word_set(text)) / len(want) if want else 0.0
+
+
+_ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5,
+                  "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+_ORDINAL = re.compile(r"\b(?:number|no\.?|#)\s*(\d+)\b|#(\d+)\b|\b(\d+)(?:st|nd|rd|th)\b|\b("
+                      + "|".join(_ORDINAL_WORDS) + r")\b", re.IGNORECASE)
+
+
+def ordinal(text: str) -> int | None:
+    """The position a description names ("the first item", "the 3rd row", "number 2"), 1-based; None when it names none. Counting from the end ("the last", "2nd
+    from the bottom") is the caller's to read."""
+    found = _ORDINAL.search(text)
+    if found is None:
+        return None
+    number = next((g for g in found.groups()[:3] if g), None)
+    return int(number) if number else _ORDINAL_WORDS[found.group(4).lower()]

@@ -131,14 +131,22 @@ def _side(rnd: int, side: str, rate: float, obs: float) -> dict[str, Any]:
 def test_peer_ratios_are_same_round_ratios() -> None:
     results = [_side(0, "browsergym", 20, 300), _side(0, "groundbench", 100, 150),
                _side(1, "browsergym", 10, 400), _side(1, "groundbench", 40, 100),
-               _side(2, "browsergym", 20, 200), _side(2, "groundbench", 140, 100)]
+               _side(2, "browsergym", 20, 200), _side(2, "groundbench", 140, 100),
+               _side(0, "browsergym-per-core", 40, 300), _side(1, "browsergym-per-core", 20, 400),
+               _side(2, "browsergym-per-core", 35, 200)]
     summary = peer_browsergym.summarise(results)
     ratios = summary["ratios_groundbench_to_browsergym"]
     assert ratios["episodes_per_minute"] == 5.0 and ratios["observation_ms_per_step"] == 0.5
+    assert summary["ratios_groundbench_to_browsergym_per_core"]["episodes_per_minute"] == 2.5
     assert summary["sides"]["browsergym"]["episodes_per_minute"] == 20
-    assert [c["holds"] for c in peer_browsergym.targets(summary)] == [True, True]
-    alone = peer_browsergym.summarise(results[::2])
-    assert [c["holds"] for c in peer_browsergym.targets(alone)] == [None, None]
+    assert [c["holds"] for c in peer_browsergym.targets(summary)] == [True, False, True]
+    alone = peer_browsergym.summarise([r for r in results if r["side"] == "browsergym"])
+    assert [c["holds"] for c in peer_browsergym.targets(alone)] == [None, None, None]
+
+
+def test_per_core_peer_deals_the_seeds_among_its_processes() -> None:
+    assert peer_browsergym.split_seeds([0, 1, 2, 3, 4], 2) == [[0, 2, 4], [1, 3]]
+    assert peer_browsergym.split_seeds([0], 2) == [[0]]
 
 
 def test_peer_chromium_wrapper_execs_the_system_chromium(tmp_path: Path) -> None:

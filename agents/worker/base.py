@@ -57,6 +57,9 @@ class ChoiceRequest:
     excluded: frozenset[TargetIdentity] = frozenset()
     prefer_toggle: bool = False
     image: bytes | None = None
+    # For a drag onto something: the places the page has that a thing can be dropped on (list
+    # items, rows, cards), numbered after the marks; a drop target may be one of them.
+    places: list[Mark] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

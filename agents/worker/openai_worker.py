@@ -222,9 +222,10 @@ class OpenAIWorker:
     async def decide(self, request: ChoiceRequest) -> Choice:
         """One action for this listing; `Choice.reply` is None when the model failed (the cost
         says why). The mark a reply names is looked up in this request's listing only."""
-        reply, cost = await self.ask(request.goal, request.subgoal, request.marks,
+        listing = [*request.marks, *request.places]  # a drag may drop on a list item, a row...
+        reply, cost = await self.ask(request.goal, request.subgoal, listing,
                                      request.image or b"", request.history)
-        by_number = {m.number: m for m in request.marks}
+        by_number = {m.number: m for m in listing}
         mark = by_number.get(reply.mark) if reply is not None and reply.mark is not None else None
         to = by_number.get(reply.to_mark) if reply is not None and reply.to_mark is not None else None
         return Choice(reply, mark, cost=cost, to=to)

@@ -15,7 +15,7 @@ from agents.marks import Mark, TargetIdentity, among
 from agents.observation import Box
 from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
-from tasks.text_match import label_matches, words
+from tasks.text_match import label_matches, ordinal, words
 
 STOP_WORDS = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
 ROLE_WORDS = {
@@ -148,7 +148,8 @@ class ScriptedWorker:
 
     async def decide(self, request: ChoiceRequest) -> Choice:
         assert request.subgoal is not None, "the scripted worker follows a plan"
-        choice = self.match(request.subgoal, request.marks, request.excluded, request.prefer_toggle)
+        choice = self.match(request.subgoal, request.marks, request.excluded, request.prefer_toggle,
+                            request.places)
         if not self.latency_ms:
             return choice
         t0 = time.perf_counter()
@@ -157,8 +158,8 @@ class ScriptedWorker:
         return dataclasses.replace(choice, cost=WorkerCost(latency_ms=waited))
 
     def match(self, subgoal: Subgoal, marks: list[Mark],
-              excluded: frozenset[TargetIdentity] = frozenset(), prefer_toggle: bool = False
-              ) -> Choice:
+              excluded: frozenset[TargetIdentity] = frozenset(), prefer_toggle: bool = False,
+              places: list[Mark] | None = None) -> Choice:
         """The reply for this subgoal on this listing; reply None when no mark fits."""
         if not subgoal.targeted or (subgoal.action == "scroll" and subgoal.target is None):
             return Choice(WorkerReply(action=subgoal.action, url=subgoal.url,
@@ -179,19 +180,28 @@ class ScriptedWorker:
         if _state_holds(subgoal, mark):
             return Choice(None, mark, s, satisfied=True)
         if subgoal.action == "drag" and subgoal.to is not None:
-            return self._drag(subgoal, mark, s, marks, excluded)
+            return self._drag(subgoal, mark, s, marks, excluded, places or [])
         return self._reply(subgoal, mark, s)
 
     def _drag(self, subgoal: Subgoal, mark: Mark, s: float, marks: list[Mark],
-              excluded: frozenset[TargetIdentity]) -> Choice:
-        """A drag onto a target: the drop mark is matched like a click on `to`, never the mark
-        being dragged."""
-        drop = self.match(Subgoal(action="click", target=subgoal.to),
-                          [m for m in marks if m.number != mark.number], excluded)
-        if drop.mark is None:
+              excluded: frozenset[TargetIdentity], places: list[Mark]) -> Choice:
+        """A drag onto a target: the drop mark is matched like a click on `to` among the marks
+        and the places things are dropped on (list items, rows, cards), never the mark being
+        dragged. A `to` that names a position ("the first item of the Sprint list") is the nth
+        place, in reading order, of the places whose context fits it best."""
+        to = subgoal.to or ""
+        drop: Mark | None = None
+        n = ordinal(said(to)[0]) or (1 if _FROM_END.search(said(to)[0]) else None)
+        if n is not None and places:
+            drop = _nth_place(to, n, places)
+        if drop is None:
+            chosen = self.match(Subgoal(action="click", target=to),
+                                [m for m in [*marks, *places] if m.number != mark.number], excluded)
+            drop = chosen.mark
+        if drop is None:
             return Choice(None)
-        reply = WorkerReply(action="drag", mark=mark.number, to_mark=drop.mark.number)
-        return Choice(reply, mark, s, to=drop.mark)
+        reply = WorkerReply(action="drag", mark=mark.number, to_mark=drop.number)
+        return Choice(reply, mark, s, to=drop)
 
     def _nth(self, subgoal: Subgoal, marks: list[Mark], excluded: frozenset[TargetIdentity]) -> Choice:
         """"The 2nd text box": the targets whose role the description names (and that show the
@@ -288,6 +298,37 @@ _FROM_END = re.compile(r"\bfrom the (?:right|end|bottom|last)\b|\blast\b", re.IG
 def from_end(subgoal: Subgoal) -> bool:
     """Whether the description counts from the end ("2nd from the right", "the last")."""
     return bool(_FROM_END.search(said(subgoal.target or "")[0]))
+
+
+# The words that name a kind of place.
+_PLACE_WORDS = {"row": {"row"}, "rows": {"row"}, "item": {"listitem", "treeitem"},
+                "items": {"listitem", "treeitem"}, "entry": {"listitem", "row"},
+                "card": {"article"}, "cards": {"article"}, "cell": {"cell", "gridcell"},
+                "position": {"listitem", "row", "article"}, "place": {"listitem", "row", "article"}}
+
+
+def _nth_place(description: str, n: int, places: list[Mark]) -> Mark | None:
+    """The nth (from the end when the description says so), in reading order, of the places of
+    one kind in one holder (the rows of one table, the items of one list) that fit the
+    description best: by the holder's name (a place's first piece of context) and the kind of
+    place it names."""
+    target, _ = said(description)
+    desc = [w for w in words(target) if w not in STOP_WORDS]
+    kinds = set().union(*(_PLACE_WORDS.get(w, set()) for w in desc))
+    groups: dict[tuple[str, str], list[Mark]] = {}
+    for p in places:
+        groups.setdefault((p.role, p.context[0] if p.context else ""), []).append(p)
+
+    def fit(key: tuple[str, str]) -> tuple[float, int]:
+        role, holder = key
+        return _context_fit(desc, set(), (holder,)) + (1.0 if role in kinds else 0.0), len(groups[key])
+    best = max(groups, key=fit)
+    if fit(best)[0] <= 0:
+        return None
+    group = sorted(groups[best], key=lambda p: (round((p.box.y + p.box.height / 2) / 8), p.box.x))
+    if _FROM_END.search(target):
+        group.reverse()
+    return group[n - 1] if len(group) >= n else None
 
 
 def _alike_in_row(a: Mark, b: Mark) -> bool:

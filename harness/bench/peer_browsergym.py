@@ -60,8 +60,9 @@ BGYM_CHROMIUM = "chromium-1117/chrome-linux/chrome"  # where Playwright 1.44 loo
 # headless shell that groundbench itself prefers for headless runs (`--bgym-browser headless-shell`).
 BGYM_BROWSERS = {"chromium": "/usr/lib/chromium/chromium",
                  "headless-shell": "/usr/lib/chromium/chromium-headless-shell"}
-SIDES = ("browsergym", "groundbench")
-TARGET_RATE = 5.0  # groundbench episodes/min over BrowserGym's, at least
+SIDES = ("browsergym", "browsergym-per-core", "groundbench")
+TARGET_RATE = 5.0  # groundbench episodes/min over BrowserGym's (one process), at least
+TARGET_RATE_PER_CORE = 3.0  # ...over BrowserGym's with one process per core, at least
 TARGET_OBS = 1.0  # groundbench observation ms per step over BrowserGym's, below
 
 
@@ -106,18 +107,33 @@ def static_server(folder: Path) -> Iterator[str]:
         server.server_close()
 
 
+def split_seeds(seeds: Sequence[int], procs: int) -> list[list[int]]:
+    """The seeds dealt round-robin to `procs` processes (none left empty)."""
+    return [chunk for chunk in (list(seeds[i::procs]) for i in range(procs)) if chunk]
+
+
 def browsergym_side(python: str, tasks: Sequence[str], seeds: Sequence[int], env: dict[str, str],
-                    out: Path) -> dict[str, Any]:
-    cmd = [python, str(SIDE_SCRIPT), "--tasks", *tasks, "--seeds", *map(str, seeds), "--out", str(out)]
+                    out: Path, procs: int = 1) -> dict[str, Any]:
+    """BrowserGym's episodes in `procs` processes at once (the seeds dealt among them, every
+    task in each: how AgentLab runs one process per core), timed from the first start to the
+    last exit."""
+    chunks = split_seeds(seeds, procs)
+    outs = [out.with_name(f"{out.stem}-p{i}{out.suffix}") for i in range(len(chunks))]
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    running = [subprocess.Popen([python, str(SIDE_SCRIPT), "--tasks", *tasks, "--seeds", *map(str, chunk),
+                                 "--out", str(o)], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True) for chunk, o in zip(chunks, outs, strict=True)]
+    errors = [p.communicate()[1] for p in running]
     process_s = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise RuntimeError(f"BrowserGym side failed:\n{done.stderr[-3000:]}")
-    raw = json.loads(out.read_text())
+    for p, err in zip(running, errors, strict=True):
+        if p.returncode != 0:
+            raise RuntimeError(f"BrowserGym side failed:\n{err[-3000:]}")
+    raws = [json.loads(o.read_text()) for o in outs]
+    raw = {**raws[0], "episodes": [e for r in raws for e in r["episodes"]]}
     eps = raw["episodes"]
     obs = [ms for e in eps for ms in e["observation_ms"]]
-    return {"side": "browsergym", "episodes": len(eps), "successes": sum(e["reward"] > 0 for e in eps),
+    side = "browsergym" if procs == 1 else "browsergym-per-core"
+    return {"side": side, "processes": len(chunks), "episodes": len(eps), "successes": sum(e["reward"] > 0 for e in eps),
             "process_s": process_s, "episodes_per_minute": 60 * len(eps) / process_s,
             "observation_ms_per_step": statistics.median(obs), "observations": len(obs),
             "browser_version": raw["browser_version"], "versions": raw["versions"],
@@ -140,9 +156,10 @@ def groundbench_side(tasks: Sequence[str], seeds: Sequence[int], run_dir: Path) 
 
 
 def run(python: str, tasks: Sequence[str], seeds: Sequence[int], rounds: int,
-        sides: Sequence[str], bgym_browser: str = "chromium") -> list[dict[str, Any]]:
+        sides: Sequence[str], bgym_browser: str = "headless-shell", cores: int = 1) -> list[dict[str, Any]]:
     results = []
-    serving = static_server(miniwob_html(python)) if "browsergym" in sides else nullcontext("")
+    peer = any(side.startswith("browsergym") for side in sides)
+    serving = static_server(miniwob_html(python)) if peer else nullcontext("")
     with tempfile.TemporaryDirectory() as tmp, serving as base:
         env = {**os.environ, "MINIWOB_URL": f"{base}miniwob/",
                "PLAYWRIGHT_BROWSERS_PATH": str(chromium_wrapper(Path("runs/bench/bgym-browsers").resolve(),
@@ -151,8 +168,11 @@ def run(python: str, tasks: Sequence[str], seeds: Sequence[int], rounds: int,
             order = list(sides) if rnd % 2 == 0 else list(reversed(sides))
             for side in order:
                 where = Path(tmp) / f"{side}-{rnd}"
-                out = browsergym_side(python, tasks, seeds, env, where.with_suffix(".json")) \
-                    if side == "browsergym" else groundbench_side(tasks, seeds, where)
+                if side == "groundbench":
+                    out = groundbench_side(tasks, seeds, where)
+                else:
+                    out = browsergym_side(python, tasks, seeds, env, where.with_suffix(".json"),
+                                          cores if side == "browsergym-per-core" else 1)
                 out["load_average"] = machine.facts()["load_average"]
                 print(f"round {rnd} {side}: {out['episodes_per_minute']:.1f} episodes/min, observation "
                       f"{out['observation_ms_per_step']:.0f} ms/step, load {out['load_average'][0]:.1f}",
@@ -170,20 +190,29 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
                            "successes": sum(r["successes"] for r in mine),
                            "episodes_per_minute": statistics.median(r["episodes_per_minute"] for r in mine),
                            "observation_ms_per_step": statistics.median(r["observation_ms_per_step"] for r in mine)}
-    ratios: dict[str, float | None] = {"episodes_per_minute": None, "observation_ms_per_step": None}
-    if len(sides) == 2:
-        by = {(r["round"], r["side"]): r for r in results}
-        rounds = sorted({r["round"] for r in results})
-        for key in ratios:
-            ratios[key] = statistics.median(by[(n, "groundbench")][key] / by[(n, "browsergym")][key] for n in rounds)
-    return {"sides": sides, "ratios_groundbench_to_browsergym": ratios}
+    by = {(r["round"], r["side"]): r for r in results}
+    rounds = sorted({r["round"] for r in results})
+
+    def ratio(key: str, peer: str) -> float | None:
+        if "groundbench" not in sides or peer not in sides:
+            return None
+        return statistics.median(by[(n, "groundbench")][key] / by[(n, peer)][key] for n in rounds)
+    return {"sides": sides,
+            "ratios_groundbench_to_browsergym": {"episodes_per_minute": ratio("episodes_per_minute", "browsergym"),
+                                                 "observation_ms_per_step": ratio("observation_ms_per_step", "browsergym")},
+            "ratios_groundbench_to_browsergym_per_core": {
+                "episodes_per_minute": ratio("episodes_per_minute", "browsergym-per-core")}}
 
 
 def targets(summary: dict[str, Any]) -> list[dict[str, Any]]:
     rate = summary["ratios_groundbench_to_browsergym"]["episodes_per_minute"]
     obs = summary["ratios_groundbench_to_browsergym"]["observation_ms_per_step"]
+    per_core = summary.get("ratios_groundbench_to_browsergym_per_core", {}).get("episodes_per_minute")
     return [{"target": f"groundbench episodes per minute >= {TARGET_RATE:g}x BrowserGym's", "measured": rate,
              "holds": None if rate is None else rate >= TARGET_RATE},
+            {"target": f"groundbench episodes per minute >= {TARGET_RATE_PER_CORE:g}x BrowserGym's with one "
+                       "process per core", "measured": per_core,
+             "holds": None if per_core is None else per_core >= TARGET_RATE_PER_CORE},
             {"target": "groundbench observation cost per step below BrowserGym's (ratio < 1)", "measured": obs,
              "holds": None if obs is None else obs < TARGET_OBS}]
 
@@ -192,10 +221,11 @@ def render(summary: dict[str, Any], checks: list[dict[str, Any]], meta: dict[str
     load = meta["load_average"]
     lines = [(f"groundbench against BrowserGym on MiniWoB {', '.join(meta['tasks'])} x seeds {meta['seeds']}, "
              f"{meta['rounds']} rounds, {meta['cpus']} cpus, {meta['memory_gib']} GiB, load average "
-             f"{load['before'][0]:.1f} -> {load['after'][0]:.1f}"), "medians over rounds", "",
-             f"{'side':<12} {'ok':>9} {'episodes/min':>13} {'observation ms/step':>20}"]
+             f"{load['before'][0]:.1f} -> {load['after'][0]:.1f}; BrowserGym's browser: {meta['bgym_browser']}"),
+             "medians over rounds", "",
+             f"{'side':<20} {'ok':>9} {'episodes/min':>13} {'observation ms/step':>20}"]
     for side, s in summary["sides"].items():
-        lines.append(f"{side:<12} {s['successes']:>4}/{s['episodes']:<4} {s['episodes_per_minute']:>13.1f} "
+        lines.append(f"{side:<20} {s['successes']:>4}/{s['episodes']:<4} {s['episodes_per_minute']:>13.1f} "
                      f"{s['observation_ms_per_step']:>20.0f}")
     lines += ["", "targets (groundbench / BrowserGym, median of same-round ratios):"]
     for c in checks:
@@ -212,18 +242,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=SIDES, default=None, help="measure one side alone")
-    parser.add_argument("--bgym-browser", choices=sorted(BGYM_BROWSERS), default="chromium",
-                        help="the Chromium binary BrowserGym's wrapper execs")
+    parser.add_argument("--bgym-browser", choices=sorted(BGYM_BROWSERS), default="headless-shell",
+                        help="the Chromium binary BrowserGym's wrapper execs (default: the headless "
+                             "shell groundbench runs, so both sides drive one binary)")
+    parser.add_argument("--cores", type=int, default=os.cpu_count() or 1,
+                        help="BrowserGym processes at once for the per-core side (default: this machine's cores)")
     args = parser.parse_args(argv)
     sides = [args.only] if args.only else list(SIDES)
-    if not Path(args.bgym_python).is_file() and "browsergym" in sides:
+    if not Path(args.bgym_python).is_file() and any(s.startswith("browsergym") for s in sides):
         parser.error(f"no BrowserGym python at {args.bgym_python}: run `make bgym-venv` or pass --bgym-python")
     load_before = machine.facts()["load_average"]
-    results = run(args.bgym_python, args.tasks, args.seeds, args.rounds, sides, args.bgym_browser)
+    results = run(args.bgym_python, args.tasks, args.seeds, args.rounds, sides, args.bgym_browser, args.cores)
     summary = summarise(results)
     checks = targets(summary)
     meta = {**machine.facts(), "tasks": args.tasks, "seeds": args.seeds, "rounds": args.rounds, "sides": sides,
-            "bgym_browser": BGYM_BROWSERS[args.bgym_browser]}
+            "bgym_browser": BGYM_BROWSERS[args.bgym_browser], "cores": args.cores}
     meta["load_average"] = {"before": load_before, "after": meta["load_average"]}
     print(render(summary, checks, meta))
     output.write(args, {"meta": meta, **summary, "targets": checks, "runs": results})

@@ -1,0 +1,53 @@
+"""A drag onto a place that is no control: a list item, a table row, a card. On a page of its own
+(tests/language/sites/backlog/: two tables of tasks; a Backlog row moves by dragging its "Move"
+handle onto another row of the same table), "the second row of the Backlog table" is found among
+the observation's rows (the table's header row left out, the Done table's rows fitting worse)
+and the drag lands there. Before drop places, no drop target matched and every episode ran out
+of steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.marks import Mark
+from agents.observation import Box
+from agents.worker.scripted import _nth_place
+from tasks.text_match import ordinal
+from tests.conftest import run_experiment
+
+HERE = Path(__file__).parent / "language"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("perception", ["none", "synthetic"])
+def test_a_drag_lands_on_the_row_the_plan_names(tmp_path: Path, perception: str) -> None:
+    result = run_experiment(tmp_path, [
+        f"sites.dirs=[{HERE / 'sites'}]", f"tasks.dirs=[{HERE / 'tasks'}]", "suite=fixtures",
+        "suite.ids=[backlog-second]", "seeds=[0,1,2]", "trace.playwright=false",
+        f"perception={perception}"])
+    assert result.episodes.success.all(), result.episodes.failure_detail.tolist()
+
+
+def test_positions_in_words() -> None:
+    assert ordinal("the first item (number 1) of the list") == 1
+    assert ordinal("the 3rd row of the Backlog table") == 3
+    assert ordinal("row number 2") == 2
+    assert ordinal("the Alpha card") is None
+
+
+def _place(number: int, role: str, holder: str, y: float) -> Mark:
+    return Mark(number=number, box=Box(x=10, y=y, width=300, height=30), label="", role=role,
+                context=(holder,), source="dom")
+
+
+def test_the_nth_place_is_counted_in_the_holder_the_plan_names() -> None:
+    done = [_place(1, "row", "Done", 40), _place(2, "row", "Done", 80)]
+    backlog = [_place(3 + i, "row", "Backlog", 200 + 40 * i) for i in range(4)]
+    cells = [_place(10 + i, "cell", "Backlog", 200 + 40 * i) for i in range(4)]
+    places = [*done, *cells, *backlog]
+    assert _nth_place("the second row of the Backlog table", 2, places).number == 4
+    assert _nth_place("the last row of the Backlog table", 1, places).number == 6
+    assert _nth_place("the first row of the Done table", 1, places).number == 1
+    assert _nth_place("the 9th row of the Backlog table", 9, places) is None
