@@ -40,8 +40,9 @@ endif
 
 test: unit docs gate
 
+# One pytest worker per core (pytest-xdist): the browser tests mostly wait on their pages.
 unit: setup
-	$(BIN)/python -m pytest -q -m "not slow and not ray"
+	$(BIN)/python -m pytest -q -n auto -m "not slow and not ray"
 
 # The documentation site (mkdocs.yml, docs/); strict, so a broken link or a page left out of nav fails.
 docs: setup

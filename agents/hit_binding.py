@@ -14,9 +14,12 @@ with a pointer cursor (or with an `onclick`), is the control. The mark then carr
   4th star" is counted among the stars the page draws, not among the ones vision happened to see.
 
 A box whose centre holds no such control but that encloses some (a row drawn as one box: a tick
-and its sentence) becomes those controls, each with the box's words as context. A box over text
-that takes no click (no pointer, no handler, no control inside; not a canvas, a frame or a closed
-widget, which only coordinates reach) is dropped: it is not something to act on. A box whose place
+and its sentence) becomes those controls, each with the box's words as context. A box over words
+that take no click (or only through a link inside them) becomes the nameless controls drawn
+beside it in its row, left or right and close (a tick box before its sentence, the sentence the
+only thing vision saw). A box over text with neither (no pointer, no handler, no control inside or
+beside; not a canvas, a frame or a closed widget, which only coordinates reach) is dropped: it is
+not something to act on. A box whose place
 the page cannot name (a canvas) stays as vision saw it, for the degraded coordinate route."""
 
 from __future__ import annotations
@@ -102,13 +105,44 @@ _BIND_JS = inject(r"""
     }
     return el;
   };
-  return boxes.map(([x, y, w, h, insideOnly]) => {
+  // The nameless controls drawn beside a box in its row, left or right and close; `scope`: the
+  // element the box covers (its own descendants inside the box do not count).
+  const besideOf = (scope, x, y, w, h) => {
+    const beside = [];
+    const row = scope.parentElement;
+    if (!row || row === document.body || row === document.documentElement) return beside;
+    for (const n of row.querySelectorAll("*")) {
+      if (n.contains(scope)) continue;
+      const [nx, ny, nw, nh] = rect(n);
+      if (nw < 2 || nh < 2 || ny > y + h || ny + nh < y) continue;  // not in the box's row
+      if (nx < x + w && nx + nw > x) continue;  // under the box, not beside it
+      if (Math.min(Math.abs(nx + nw - x), Math.abs(nx - (x + w))) > 3 * h + 24) continue;
+      if (!clickable(n) || (pointer(n) && pointer(n.parentElement)) || n.matches(KNOWN) || n.closest(KNOWN)) continue;
+      if (norm(n.getAttribute("aria-label") || textOf(n))) continue;  // it has words of its own
+      beside.push(part(n));
+    }
+    return beside;
+  };
+  return boxes.map(([x, y, w, h, insideOnly, around]) => {
     const el = hitAt(x + w / 2, y + h / 2);
+    if (around) {
+      // a link vision saw inside a sentence: the nameless controls beside that sentence
+      const link = el && el.closest(KNOWN);
+      const sentence = link && link.parentElement;
+      if (!sentence || norm(sentence.textContent) === norm(link.textContent)) return { kind: "bound", parts: [] };
+      const [sx, sy, sw, sh] = rect(sentence);
+      return { kind: "bound", parts: besideOf(sentence, sx, sy, sw, sh) };
+    }
     if (!el || el === document.body || el === document.documentElement) return { kind: "opaque" };
     if (el.tagName === "IFRAME" || el.tagName === "CANVAS" || el.tagName === "EMBED" || el.tagName === "OBJECT" ||
         (customElements.get(el.localName) && !el.shadowRoot)) return { kind: "opaque" };
-    if (el.closest(KNOWN) && !insideOnly) return { kind: "opaque" };  // the tree's own control
-    const own = insideOnly ? null : controlOf(el);
+    const known = el.closest(KNOWN);
+    // the tree's own control (a box about its size), unless the box is words around a link
+    if (known && !insideOnly) {
+      const [, , kw, kh] = rect(known);
+      if (w * h < 2 * kw * kh) return { kind: "opaque" };
+    }
+    const own = insideOnly || known ? null : controlOf(el);
     if (own) return { kind: "bound", parts: [part(own)], centre: true };
     // A box drawn over a row: the nameless controls mostly inside it.
     const inside = [];
@@ -126,7 +160,12 @@ _BIND_JS = inject(r"""
       const iy = Math.max(0, Math.min(ny + nh, y + h) - Math.max(ny, y));
       if (ix * iy >= 0.5 * nw * nh && nw * nh < 0.9 * w * h) inside.push(part(n));
     }
-    if (inside.length || insideOnly) return { kind: "bound", parts: inside };
+    if (inside.length) return { kind: "bound", parts: inside };
+    // Words that take no click (or only through a link inside them): the nameless controls
+    // beside them in their row, left or right (a tick box drawn before its sentence).
+    const beside = besideOf(scope, x, y, w, h);
+    if (beside.length || insideOnly) return { kind: "bound", parts: beside };
+    if (known) return { kind: "opaque" };  // words around a link, nothing beside: the link's
     for (let n = el; n; n = n.parentElement) if (clickable(n)) return { kind: "opaque" };
     return { kind: "inert" };
   });
@@ -147,10 +186,14 @@ class HitBinding(Mechanism):
         # box, its centre on the link in its sentence): the nameless controls inside it too.
         partly = [s for s in seen if not any(m.ref is None and m.box == s.box for m in loose)
                   and not any(iou(m.box, s.box) > 0.3 and m.box.area >= 0.5 * s.box.area for m in marks)]
-        if not loose and not partly:
+        if not loose and not partly and not any(m.role == "link" and m.source == "vision" for m in marks):
             return marks
-        query = [[b.x, b.y, b.width, b.height, False] for b in (m.box for m in loose)]
-        query += [[s.box.x, s.box.y, s.box.width, s.box.height, True] for s in partly]
+        # A link the bridge bound (vision saw it) that stands inside a sentence: a tick box drawn
+        # before that sentence is found beside it, though vision drew neither.
+        linked = [m for m in marks if m.role == "link" and m.source == "vision" and not m.frame]
+        query = [[b.x, b.y, b.width, b.height, False, False] for b in (m.box for m in loose)]
+        query += [[s.box.x, s.box.y, s.box.width, s.box.height, True, False] for s in partly]
+        query += [[m.box.x, m.box.y, m.box.width, m.box.height, False, True] for m in linked]
         try:
             found = await step.page.evaluate(_BIND_JS, query)
         except PlaywrightError:
@@ -184,9 +227,13 @@ class HitBinding(Mechanism):
                 add(mark, got["parts"], "" if centre else mark.label,
                     mark.label if centre and len(got["parts"]) == 1 else "")
             # "inert": text that takes no click, not something to act on
-        for s, got in zip(partly, found[len(loose):]):
+        for s, got in zip(partly, found[len(loose):len(loose) + len(partly)]):
             base = Mark(number=0, box=s.box, label=s.label, confidence=s.confidence, source="vision")
             add(base, [p for p in got.get("parts", []) if not any(
                 iou(_box(p["box"]), m.box) > 0.5 for m in out)], s.label)
+        for m, got in zip(linked, found[len(loose) + len(partly):]):
+            base = Mark(number=0, box=m.box, label="", confidence=m.confidence, source="vision")
+            add(base, [p for p in got.get("parts", []) if not any(
+                iou(_box(p["box"]), o.box) > 0.5 for o in out)], "")
         step.rec.hit_bound = sum(1 for m in out if m.ref is None and (m.context or m.peers))
         return [m.model_copy(update={"number": i}) for i, m in enumerate(out, 1)]

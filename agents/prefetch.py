@@ -1,6 +1,8 @@
 """Prefetch: after a mutating action the next vision pass starts in the background while the
 agent validates and the worker decides. An ordinary step waits a short window for it, a critical
-one longer; a late or out-of-date result is never handed over as fresh."""
+one longer; a late or out-of-date result is never handed over as fresh. With region scope on
+(agents/region_scope.py) only an action that navigated is looked past: on the same page the next
+step mostly keeps vision's epoch, and a pass nobody uses slows the page for the agent."""
 
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ class Prefetcher:
         self.window_ms, self.critical_window_ms = window_ms, critical_window_ms
         self._task: asyncio.Task | None = None
 
-    def start(self, work: Callable[[], Awaitable[Prefetched]]) -> None:
+    def start(self, work: Callable[[], Awaitable[Prefetched | None]]) -> None:
         self.cancel_nowait()
         self._task = asyncio.ensure_future(work())
 
@@ -68,6 +70,8 @@ class Prefetcher:
             got = task.result()
         except (PlaywrightError, asyncio.CancelledError):
             return Outcome(None, waited, lagging=lagging, discarded=True)
+        if got is None:  # not looked: the step was expected to reuse what vision saw
+            return Outcome(None, waited)
         # (the key's parts, not the mutation delta: tolerance 1)
         if got.fp is None or fp is None or fp.key_differs(got.fp, 1.0) or got.tier != tier \
                 or got.subgoal != subgoal:
@@ -130,12 +134,20 @@ class Prefetch(Mechanism):
         subgoal_text = episode.vision_text(plan[min(index + 1, len(plan) - 1)])
         timeout_ms = self.screenshot_timeout_ms
 
-        async def ahead() -> Prefetched:
+        before = step.fp_before
+        # With region scope a change on the same page mostly keeps vision's epoch: a pass started
+        # for it would be wasted and slow the next action down (it works the page meanwhile).
+        # Look ahead then only after a navigation, where the epoch surely ended.
+        region = any(m.name == "region_scope" for m in episode.mechanisms)
+
+        async def ahead() -> Prefetched | None:
             fp = await asyncio.shield(settled)
             t0 = time.perf_counter()
             tier = episode.tier(page.url)
             if fp is None:  # navigating: nothing to look at yet; handed over as out of date
                 return Prefetched(None, PerceptionResult(candidates=[]), tier, 0.0, subgoal_text)
+            if region and before is not None and fp.url == before.url:
+                return None
             # bounded: a screenshot taken while the page navigates can wait for a frame a long time
             png = await page.screenshot(timeout=timeout_ms) if backend.reads_pixels else b""
             result = await backend.perceive(png, subgoal_text, [], tier)

@@ -83,3 +83,49 @@ def test_a_bound_icon_keeps_what_vision_called_it(tmp_path: Path) -> None:
     run = run_experiment(tmp_path, ["suite=fixtures", "suite.ids=[divwidgets-date]", "seeds=[0,1]",
                                     "perception=synthetic", "trace.playwright=false"])
     assert run.episodes.success.all(), run.episodes.failure_detail.tolist()
+
+
+SENTENCES = """<!doctype html><html><body style="font: 15px sans-serif; margin: 40px">
+<div class="row" style="display: flex; gap: 10px; align-items: center">
+  <div id="tick" style="width: 16px; height: 16px; border: 1px solid #555; cursor: pointer"></div>
+  <span>I agree to the <a id="terms" href="#terms">Terms of Service</a> of the shop.</span>
+</div>
+<nav style="display: flex; gap: 10px; margin-top: 40px">
+  <div style="width: 16px; height: 16px; border: 1px solid #555; cursor: pointer"></div>
+  <span><a id="help" href="#help">Help</a></span>
+</nav>
+</body></html>"""
+
+
+@pytest.mark.browser
+def test_a_link_seen_inside_a_sentence_finds_the_box_beside_it() -> None:
+    # Vision drew only the link inside "I agree to the Terms of Service of the shop."; the page
+    # holds a nameless tick box before that sentence. A link alone in its wrapper (a nav entry)
+    # is no sentence: nothing beside it is taken.
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from agents.hit_binding import _BIND_JS
+    from harness.browser import BrowserSettings, launch
+
+    async def probe() -> tuple[list, list, dict]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            page = await browser.new_page()
+            await page.set_content(SENTENCES)
+            boxes = {}
+            for name in ("terms", "help", "tick"):
+                b = await page.locator(f"#{name}").bounding_box()
+                assert b is not None
+                boxes[name] = b
+            query = [[b["x"], b["y"], b["width"], b["height"], False, True]
+                     for b in (boxes["terms"], boxes["help"])]
+            terms, help_ = await page.evaluate(_BIND_JS, query)
+            await browser.close()
+        return terms["parts"], help_["parts"], boxes["tick"]
+
+    terms, help_, tick = asyncio.run(probe())
+    assert len(terms) == 1 and abs(terms[0]["box"][0] - tick["x"]) < 1
+    assert any("I agree to the" in c for c in terms[0]["context"])
+    assert help_ == []
