@@ -2,7 +2,7 @@
 while the composite fingerprint matches the epoch's and the mutation delta is within tolerance,
 the epoch's candidates are reused (re-resolved against a fresh snapshot, never a stale ref).
 Navigation always ends the epoch. What elements the ambient filter knows to change by themselves
-(a clock, a live count) changed is not a disagreement (`agent.ambient_key`, agents/ambient.py)."""
+(a clock, a live count) changed is not a disagreement (agents/ambient_key.py)."""
 
 from __future__ import annotations
 
