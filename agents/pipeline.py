@@ -118,6 +118,9 @@ class Mechanism:
     # Owners at a point (frames, shadow roots, canvas): marks without an element and the worker's
     # coordinates can be acted on only when some mechanism can name what is there.
     resolves_points: bool = False
+    # Vision mostly outlives a change on the same page (the next step reuses what was seen):
+    # looking ahead after such an action is wasted work (agents/prefetch.py).
+    keeps_vision_on_change: bool = False
 
     # ---- episode -----------------------------------------------------------------------------
     async def start(self, episode: Episode) -> None:

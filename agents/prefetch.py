@@ -1,7 +1,8 @@
 """Prefetch: after a mutating action the next vision pass starts in the background while the
 agent validates and the worker decides. An ordinary step waits a short window for it, a critical
-one longer; a late or out-of-date result is never handed over as fresh. With region scope on
-(agents/region_scope.py) only an action that navigated is looked past: on the same page the next
+one longer; a late or out-of-date result is never handed over as fresh. With a mechanism that
+keeps vision through a change on the same page (`keeps_vision_on_change`: region scope, in
+agents/region_scope.py) only an action that navigated is looked past: on the same page the next
 step mostly keeps vision's epoch, and a pass nobody uses slows the page for the agent."""
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ class Prefetch(Mechanism):
         # With region scope a change on the same page mostly keeps vision's epoch: a pass started
         # for it would be wasted and slow the next action down (it works the page meanwhile).
         # Look ahead then only after a navigation, where the epoch surely ended.
-        region = any(m.name == "region_scope" for m in episode.mechanisms)
+        region = any(m.keeps_vision_on_change for m in episode.mechanisms)
 
         async def ahead() -> Prefetched | None:
             fp = await asyncio.shield(settled)

@@ -75,6 +75,7 @@ def named_inside(placed: list[Placed], seen: list[Seen]) -> list[Placed]:
 
 class RegionScope(Mechanism):
     name = "region_scope"
+    keeps_vision_on_change = True
 
     def __init__(self, margin_px: int) -> None:
         self.margin = margin_px
