@@ -245,6 +245,9 @@ async def act_and_validate(step: Step, choice_mark: Mark | None, reply: WorkerRe
         rec.error_type, rec.error = "blocked_navigation", f"{action.url} is outside the allowed domains"
         rec.blocked_navigation = 1
         return 1 if subgoal.action == "navigate" else 0
+    if choice_mark is not None and choice_mark.ref is not None:
+        for m in episode.mechanisms:
+            await m.uncover(step, choice_mark, action)
     await act(step, action)
     if rec.effective and subgoal.expect is not None and subgoal.expect.checkable:
         # the plan says what must be true afterwards: a change that is not it is not the effect

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import Locator, Page
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agents import input_formats
 from agents.observation import RefBook
 
 
@@ -255,10 +256,16 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
         case Click() | Expand():
             await loc.click(timeout=timeout_ms)
         case Type():
-            await loc.click(timeout=timeout_ms)
-            if action.clear:
-                await loc.fill("", timeout=timeout_ms)
-            await loc.press_sequentially(action.text, timeout=timeout_ms)
+            kind = await loc.evaluate(_INPUT_TYPE_JS, timeout=timeout_ms)
+            value = input_formats.wire(kind, action.text) if kind in input_formats.TYPED else None
+            if value is not None:
+                # a date or time field takes its wire format, not the keys of a display format
+                await loc.fill(value, timeout=timeout_ms)
+            else:
+                await loc.click(timeout=timeout_ms)
+                if action.clear:
+                    await loc.fill("", timeout=timeout_ms)
+                await loc.press_sequentially(action.text, timeout=timeout_ms)
             if action.then == "enter":
                 await loc.press("Enter", timeout=timeout_ms)
             elif action.then == "escape":
@@ -287,6 +294,9 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
         case Finish():
             pass
     return ""
+
+
+_INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : ''"
 
 
 async def _execute_at_point(page: Page, action: _Targeted, point: tuple[float, float]) -> str:

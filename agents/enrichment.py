@@ -2,7 +2,13 @@
 pixels do not show — role, accessible name, expanded/checked/pressed/selected/disabled, context.
 
 A candidate maps to the smallest interactive element under its centre (text similarity breaks
-ties), else to an element it mostly overlaps with a shared word; otherwise it stays unmatched."""
+ties), else to an element it mostly overlaps with a shared word; otherwise it stays unmatched.
+
+What a control shows is part of its name (WCAG's "label in name"), so an element under the centre
+whose name shares no word with what vision read there is not what vision saw: it lies under
+something drawn over it (an open suggestion list over the form's button, a popup over a field).
+Such a candidate stays unmatched — the hit test (agents/hit_binding.py) or the coordinates reach
+what is really drawn there."""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from agents.marks import Mark, Placed, Seen, dom_marks, element_mark, iou
 from agents.observation import Box, Element
 from agents.pipeline import Mechanism, Step, Unseen
 from agents.worker.base import PlanFollower
-from tasks.text_match import jaccard
+from tasks.text_match import jaccard, near, words
 
 # An element of the DOM must fit the subgoal this much better than every mark to count as missed.
 MISSED_MARGIN = 0.2
@@ -26,9 +32,19 @@ def _contains(box: Box, x: float, y: float) -> bool:
     return box.x <= x <= box.x + box.width and box.y <= y <= box.y + box.height
 
 
+def _contradicts(label: str, name: str) -> bool:
+    """Vision read words there (one of three letters or more) and the element's name has words,
+    and not one of them is shared (a dropped character of a noisy label still counts as shared)."""
+    seen, named = [w for w in words(label) if len(w) >= 3], set(words(name))
+    return bool(seen) and bool(named) and not any(near(w, named) for w in seen) \
+        and not any(near(w, set(words(label))) for w in named if len(w) >= 3)
+
+
 def match(box: Box, label: str, elements: list[Placed]) -> Element | None:
     cx, cy = box.center
     under = [p for p in elements if _contains(p.box, cx, cy)]
+    if under and all(_contradicts(label, p.element.label) for p in under):
+        return None
     if under:
         # An element that says what the model read wins over a smaller one that does not (a
         # field hidden under an open dropdown lies under the option's centre too).

@@ -36,6 +36,7 @@ from agents.snapping import Snapping, SnappingConfig
 from agents.subgoal_relevance import SubgoalRelevance, SubgoalRelevanceConfig
 from agents.tiers import Tiers, TiersConfig
 from agents.transient import Transient, TransientConfig
+from agents.uncover import Uncover, UncoverConfig
 from agents.viewport_scope import ViewportScope, ViewportScopeConfig
 
 
@@ -72,7 +73,7 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig, HitBindingConfig,
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
-                  TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig):
+                  TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -107,6 +108,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("ambient_key", lambda c: AmbientKey()),
     ("navigation_guard", lambda c: NavigationGuarding()),
     ("navigation_undo", lambda c: NavigationUndo()),
+    ("uncover", lambda c: Uncover()),
     ("direct_navigation", lambda c: DirectNavigating()),
 ]
 

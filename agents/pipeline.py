@@ -224,6 +224,10 @@ class Mechanism:
         """Whether the mark's element can take an event now (None: no opinion)."""
         return None
 
+    async def uncover(self, step: Step, mark: Mark, action: AnyAction) -> None:
+        """Before an action on the mark's element: if something else is drawn over it, take that
+        away if this mechanism can."""
+
     async def hidden(self, step: Step, mark: Mark) -> bool:
         """A DOM element in view by its box that something else covers or clips."""
         return False

@@ -13,6 +13,7 @@ from playwright.async_api import Page
 
 from agents.actions import AnyAction, Click, Finish, Read, SetValue, Type, Wait
 from agents.fingerprint import Fingerprint
+from agents.input_formats import same_value
 
 CLIP = (160.0, 80.0)
 FAILED = frozenset({"stale_ref", "action_timeout", "action_error"})
@@ -71,7 +72,7 @@ async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerp
             now = None
         if now is not None:
             want = action.text if isinstance(action, Type) else str(action.value)
-            ok = now == want or (isinstance(action, SetValue) and _same_number(now, want))
+            ok = same_value(now, want) or (isinstance(action, SetValue) and _same_number(now, want))
             return ok, "value" if ok else "value_mismatch"
     if before is None or after is None:
         return True, "navigated"  # the page was replaced mid-read: a navigation is an effect

@@ -55,3 +55,27 @@ def ordinal(text: str) -> int | None:
         return None
     number = next((g for g in found.groups()[:3] if g), None)
     return int(number) if number else _ORDINAL_WORDS[found.group(4).lower()]
+
+
+# "ending in "ica"", "that starts with An", "beginning with 'Re'": a qualifier on the characters a
+# name starts or ends with (a part of a word, which word matching cannot see).
+_AFFIX = re.compile(r"\b(start(?:s|ing)?|begin(?:s|ning)?|end(?:s|ing)?)\s+(?:in|with)\s+"
+                    r"(?:\"([^\"]+)\"|“([^”]+)”|'([^']+)'|([^\s,;.)]+))", re.IGNORECASE)
+
+
+def affixes(text: str) -> tuple[str | None, str | None]:
+    """The (start, end) a description requires of a name, lower-cased; None where it says nothing."""
+    start = end = None
+    for found in _AFFIX.finditer(text):
+        value = next(g for g in found.groups()[1:] if g).strip().lower()
+        if found.group(1).lower().startswith(("start", "begin")):
+            start = value
+        else:
+            end = value
+    return start, end
+
+
+def has_affixes(name: str, start: str | None, end: str | None) -> bool:
+    """Whether a name starts and ends as required (spaces and case ignored at the edges)."""
+    name = " ".join(name.split()).lower()
+    return (start is None or name.startswith(start)) and (end is None or name.endswith(end))

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
-SCHEMA_VERSION = 7
+# 8: and uncovered.
+SCHEMA_VERSION = 8
 
 
 class Cost(BaseModel):
@@ -93,6 +94,7 @@ class StepRecord(BaseModel):
     # the three conditions
     perceptual_confidence: float = 1.0
     actionable: bool = True
+    uncovered: str = ""  # agents/uncover.py: escape, click_away (uncovered the target) or still
     effective: bool = False
     # validate
     effect: str = ""

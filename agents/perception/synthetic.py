@@ -70,6 +70,11 @@ class DegradeStats:
     states_seen: int = 0
 
 
+# Words of a hint that name a kind of control, not text the control shows.
+KIND_WORDS = frozenset({"field", "button", "box", "link", "checkbox", "input", "textbox", "dropdown",
+                        "slider", "toggle", "switch", "tab", "icon", "control", "the", "a", "an"})
+
+
 def relevance(text: str, subgoal: str) -> float:
     return coverage(subgoal, text)
 
@@ -80,7 +85,8 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
     stats = DegradeStats(regions=len(regions))
     scale = cfg.large_tier_error_scale if tier == "large" else 1.0
     vw, vh = viewport
-    hint_words = [word_set(h) for h in hints if word_set(h)]
+    # "Tags field": the kind of control a hint names is what to look for, not words drawn on it
+    hint_words = [w for w in (word_set(h) - KIND_WORDS for h in hints) if w]
 
     def hinted(text: str) -> bool:
         return any(h <= word_set(text) for h in hint_words)

@@ -15,7 +15,7 @@ from agents.marks import Mark, TargetIdentity, among
 from agents.observation import Box
 from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
-from tasks.text_match import label_matches, ordinal, words
+from tasks.text_match import affixes, has_affixes, label_matches, ordinal, words
 
 STOP_WORDS = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
 ROLE_WORDS = {
@@ -49,6 +49,10 @@ def exact_name(subgoal: Subgoal) -> str | None:
 
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'')
 
+# The affix clause itself ("ending in ica") is not words the name should show.
+_AFFIX_CLAUSE = re.compile(r"\b(?:start|begin|end)\w*\s+(?:in|with)\s+(?:\"[^\"]*\"|“[^”]*”|'[^']*'|\S+)",
+                           re.IGNORECASE)
+
 
 # "(the box, not the sentence or its link)": a clause that says what the target is not.
 _NEGATED = re.compile(r"(?:[,(;]|\bbut)\s*not\s+(?:the|a|an|its|any)\b([^)\];]*)", re.IGNORECASE)
@@ -67,7 +71,9 @@ def said(target: str) -> tuple[str, set[str]]:
 def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
     """Higher is a better match; <= 0 means this mark is not a plausible target. When the plan
     names the visible label, a mark that does not show it is never chosen; when the description
-    asks for a name exactly, a mark whose name says more (or less) is never chosen."""
+    asks for a name exactly, a mark whose name says more (or less) is never chosen; when it says
+    how the name starts or ends ("the suggestion ending in "ica""), a mark whose name does not is
+    never chosen, and one whose name does counts as named."""
     allowed = ACTION_ROLES.get(subgoal.action)
     if allowed is not None and mark.role and mark.role not in allowed:
         return 0.0
@@ -76,12 +82,20 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
     exact = exact_name(subgoal)
     if exact is not None and words(exact) != words(mark.label):
         return 0.0
+    start, end = affixes(subgoal.target or "")
+    if (start or end) and not has_affixes(mark.label, start, end):
+        return 0.0
     target, negated = said(subgoal.target or "")
     if mark.role and mark.role in negated:
         return 0.0
-    desc = [w for w in words(target) if w not in STOP_WORDS]
+    desc = [w for w in words(_AFFIX_CLAUSE.sub(" ", target)) if w not in STOP_WORDS]
     name_words = set(words(mark.label))
     s = 0.0
+    if start or end:
+        # the name's edges are what the description asks for: as good as a named label, and the
+        # rest of the name is not a contradiction; a box holding several names ("Guam Guatemala",
+        # a list drawn as one) fits less well than one holding one
+        s += max(MIN_SCORE, 3.0 - 0.5 * (len(name_words) - 1))
     if subgoal.label:
         label, name = " ".join(words(subgoal.label)), " ".join(words(mark.label))
         if name == label:
@@ -89,7 +103,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
         elif label and label in name:
             s += 1.5
     s += sum(1.0 for w in desc if w in name_words)
-    if not subgoal.label:
+    if not subgoal.label and not (start or end):
         # A short label that says something the description does not ("previous" for a "next"
         # arrow) contradicts it.
         s -= sum(1.0 for w in name_words if w not in desc and w not in STOP_WORDS and len(name_words) <= 4)
@@ -212,9 +226,11 @@ class ScriptedWorker:
         roles = described_roles(subgoal)
         seen: set[str] = set()
         fits = []
+        start, end = affixes(subgoal.target or "")
         for mark in marks:
             if (excluded and among(mark.identity, excluded)) or mark.role not in roles or (
-                    subgoal.label and not label_matches(subgoal.label, mark.label)):
+                    subgoal.label and not label_matches(subgoal.label, mark.label)) or (
+                    (start or end) and not has_affixes(mark.label, start, end)):
                 continue
             if mark.ref is not None and mark.ref in seen:
                 continue

@@ -210,11 +210,10 @@ def choose_list(utterance: str) -> list[Subgoal]:
 def use_autocomplete(utterance: str) -> list[Subgoal]:
     m = _match("use-autocomplete",
                r'Enter an item that starts with "(.+?)"(?: and ends with "(.+)")?\.', utterance)
-    # The utterance names the item's ends only; the first suggestion for the prefix is the pick
-    # a plan fixed in advance can make (it fits "ends with" only when it happens to).
+    # The utterance names the item's ends only: the suggestion is chosen by them.
     steps = [_type("Tags field", m[1])]
     if m[2]:
-        steps.append(_click(f"autocomplete suggestion ending in {m[2]}", nth=1))
+        steps.append(_click(f'autocomplete suggestion starting with "{m[1]}" and ending in "{m[2]}"'))
     return steps + [_submit()]
 
 
