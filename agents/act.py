@@ -35,6 +35,7 @@ from agents.actions import (
 from agents.marks import DEGRADED_CONFIDENCE, Mark
 from agents.observation import StaleRefError
 from agents.pipeline import Step
+from agents.stepper import SetValueError
 from agents.worker.base import WorkerReply
 from tasks import expect
 
@@ -142,14 +143,15 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     t0 = time.perf_counter()
     for m in episode.mechanisms:
         await m.before_action(page)
+    readout = ""  # what a set_value by keys left its readout showing
     try:
-        await execute(page, episode.refs, action, episode.action_timeout_ms)
+        readout = await execute(page, episode.refs, action, episode.action_timeout_ms)
     except StaleRefError as exc:
         rec.error_type, rec.error = "stale_ref", str(exc)
     except PlaywrightTimeoutError as exc:
         rec.error_type, rec.error = "action_timeout", _first_error_line(exc)
         rec.actionable = False
-    except (PlaywrightError, PointActionError) as exc:
+    except (PlaywrightError, PointActionError, SetValueError) as exc:
         if page.is_closed():
             raise
         rec.error_type, rec.error = "action_error", _first_error_line(exc)
@@ -167,7 +169,8 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     for m in episode.mechanisms:
         await m.after_action(page)
     effective, rec.effect = await validator.effect(page, action, rec.error_type, step.fp_before,
-                                                   fp_after, pixels_before, lambda e: vetoed(step, e))
+                                                   fp_after, pixels_before, lambda e: vetoed(step, e),
+                                                   readout)
     if isinstance(action, Hover) and not effective and not rec.error_type:
         # hover intent: the page may answer the resting pointer only after a delay
         waited = 0

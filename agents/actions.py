@@ -1,5 +1,6 @@
 """Act stage: the closed action vocabulary as pydantic models, executed through `aria-ref=`
-locators of the observation that produced the ref. There is no action that runs page JavaScript."""
+locators of the observation that produced the ref. There is no action that runs page JavaScript
+(a set_value by keys reads the page to find its readout: agents/stepper.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import Locator, Page
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from agents import input_formats
+from agents import input_formats, stepper
 from agents.observation import RefBook
 
 
@@ -159,8 +160,9 @@ async def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) 
 
 
 async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float = 3000) -> str:
-    """Run one action; returns text for `read` (else ""). The observation is spent afterwards,
-    unless the action was refused before touching the page (a stale ref)."""
+    """Run one action; returns text for `read`, the readout a set_value by keys reached (else
+    ""). The observation is spent afterwards, unless the action was refused before touching the
+    page (a stale ref)."""
     for ref in _refs_of(action):
         refs.resolve(ref, action.observation_id)  # type: ignore[union-attr]
     try:
@@ -275,8 +277,12 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
         case Select():
             options = await loc.locator("option").all_inner_texts()
             await loc.select_option(label=closest_option(action.value, options), timeout=timeout_ms)
-        case SetValue():
+        case SetValue() if await stepper.fillable(loc, timeout_ms):
             await loc.fill(str(action.value), timeout=timeout_ms)
+        case SetValue():
+            # a slider with no value to fill (an ARIA slider div, a knob): by keys
+            near = await stepper.focus_element(loc, timeout_ms)
+            return await stepper.step_to(page, _number(action.value), near)
         case Read():
             return await loc.inner_text(timeout=timeout_ms)
         case Hover():
@@ -319,9 +325,21 @@ async def _execute_at_point(page: Page, action: _Targeted, point: tuple[float, f
                 await page.mouse.click(*CLICK_AWAY_POINT)
         case Hover():
             await page.mouse.move(x, y)
-        case SetValue() | Read():
+        case SetValue():
+            # no element to fill: the control at the point, by keys, until its readout shows it
+            want = _number(action.value)
+            return await stepper.step_to(page, want, await stepper.focus_at(page, point))
+        case Read():
             raise PointActionError(f"{action.kind} needs a DOM target; a point cannot carry it")
     return ""
+
+
+def _number(value: float | str) -> float:
+    """The number a set_value by keys steps to; only a number can be counted out in steps."""
+    try:
+        return float(str(value).replace(",", "").strip())
+    except ValueError:
+        raise stepper.SetValueError(f"set_value by keys needs a number, not {value!r}") from None
 
 
 async def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:

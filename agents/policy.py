@@ -29,6 +29,7 @@ from agents.observation import RefBook, StaleRefError
 from agents.perception.base import VisionBackend
 from agents.settle import SettleConfig, Settler
 from agents.snapping import frame_geometry
+from agents.stepper import SetValueError
 from agents.worker.base import Worker
 from tasks.schema import Subgoal
 from tasks.trace import Cost, StepRecord
@@ -205,13 +206,14 @@ class StepLoop:
             rec.effective = True
             return True, True
         t0 = time.perf_counter()
+        readout = ""
         try:
-            await execute(page, self.refs, action)
+            readout = await execute(page, self.refs, action)
         except StaleRefError as exc:
             rec.error_type, rec.error = "stale_ref", str(exc)[:300]
         except PlaywrightTimeoutError as exc:
             rec.error_type, rec.error, rec.actionable = "action_timeout", str(exc).splitlines()[0][:300], False
-        except (PlaywrightError, PointActionError) as exc:
+        except (PlaywrightError, PointActionError, SetValueError) as exc:
             if page.is_closed():
                 raise
             rec.error_type, rec.error = "action_error", str(exc).splitlines()[0][:300]
@@ -220,7 +222,7 @@ class StepLoop:
         await self.settler.settle(page)
         fp_after = await fingerprint.take(page)
         rec.effective, rec.effect = await validator.effect(page, action, rec.error_type, fp_before,
-                                                           fp_after, None)
+                                                           fp_after, None, readout=readout)
         rec.validate_ms = round((time.perf_counter() - t0) * 1000, 2)
         if not rec.effective and not rec.error_type:
             rec.error_type, rec.error = "no_effect", "the action changed nothing on the page"

@@ -1,8 +1,9 @@
 """Validate stage: effectiveness, the third condition. Did the event produce the intended
-mutation? Values must read back from the widget; anything else must change the page (structure,
-text, frames, URL or field values), or, for a target the DOM cannot see (canvas, closed shadow
-root), the pixels around the point where the event landed. A change of the page's text made only
-by elements that change on their own (a ticking clock: agents/ambient.py) is not an effect."""
+mutation? Values must read back from the widget (a slider set by keys: from its readout);
+anything else must change the page (structure, text, frames, URL or field values), or, for a
+target the DOM cannot see (canvas, closed shadow root), the pixels around the point where the
+event landed. A change of the page's text made only by elements that change on their own (a
+ticking clock: agents/ambient.py) is not an effect."""
 
 from __future__ import annotations
 
@@ -51,11 +52,14 @@ def _same_number(a: str, b: str) -> bool:
 
 async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerprint | None,
                  after: Fingerprint | None, pixels_before: bytes | None,
-                 veto: Callable[[str], Awaitable[bool]] | None = None) -> tuple[bool, str]:
-    """(effective, evidence): evidence names what changed — value, the fingerprint parts, values,
-    pixels — or why nothing counts. `veto` may refuse evidence that is not the action's (the
-    ambient filter: text changed only by elements that change by themselves): it is then
-    `ambient`, and only the pixels at the point can still show an effect."""
+                 veto: Callable[[str], Awaitable[bool]] | None = None,
+                 readout: str = "") -> tuple[bool, str]:
+    """(effective, evidence): evidence names what changed — value, readout, the fingerprint
+    parts, values, pixels — or why nothing counts. `veto` may refuse evidence that is not the
+    action's (the ambient filter: text changed only by elements that change by themselves): it is
+    then `ambient`, and only the pixels at the point can still show an effect. `readout`: what a
+    set_value by keys left the control's readout showing (agents/stepper.py); the value is read
+    back from there, since the control has none of its own (and may end where it started)."""
     if error_type in FAILED:
         # A click that timed out waiting for the navigation it started (a slow page load) still
         # landed: the URL moved. Anything short of that is a failed action.
@@ -65,6 +69,9 @@ async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerp
         return False, "action_failed"
     if isinstance(action, (Wait, Finish, Read)):
         return True, "no_mutation_expected"
+    if isinstance(action, SetValue) and readout:
+        ok = _same_number(readout, str(action.value))
+        return ok, "readout" if ok else "readout_mismatch"
     if isinstance(action, (Type, SetValue)) and action.ref is not None:
         try:
             now = await page.locator(f"aria-ref={action.ref}").input_value(timeout=500)
