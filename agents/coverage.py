@@ -1,8 +1,9 @@
 """Coverage pass: when the label a subgoal expects is not among the candidates, one extra vision
 pass with that label as a hint and a larger cap. Its results are used once and never cached.
 The same second look is taken when nothing fits the subgoal at all, when the DOM bridge knows
-of a better fit in view than anything perceived, or when vision reused from an earlier step shows
-the expected label only inside longer names."""
+of a better fit in view than anything perceived, when vision reused from an earlier step shows
+the expected label only inside longer names, or when an ordinal ("the 2nd slider") was counted
+among marks only vision drew (a miss before the target would shift the count)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,11 @@ class Coverage(Mechanism):
         # (Not after a region reuse: where the page changed, its candidates are the new
         # observation's own controls, and a better fit the DOM knows elsewhere is `unseen`.)
         reused_near_miss = step.rec.cache == "hit" and only_longer_names(step.marks, step.subgoal.label)
-        if not (missing_label(step.marks, step.subgoal.label) or reused_near_miss
+        # "The 2nd slider" counted among what vision happened to draw (no role, no peers the page
+        # counted): a miss before it shifts the count, so vision is asked for every one of its kind
+        counted_by_sight = step.subgoal.nth is not None and choice.mark is not None \
+            and not choice.mark.role and not choice.mark.peers
+        if not (missing_label(step.marks, step.subgoal.label) or reused_near_miss or counted_by_sight
                 or (choice.reply is None and not choice.satisfied)
                 or (step.unseen is not None and step.unseen.in_view)):
             return

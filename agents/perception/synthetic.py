@@ -75,6 +75,10 @@ KIND_WORDS = frozenset({"field", "button", "box", "link", "checkbox", "input", "
                         "slider", "toggle", "switch", "tab", "icon", "control", "the", "a", "an"})
 
 
+# Kinds of region the reader tells apart by how they are drawn (visible_geometry's `kind`).
+DRAWN_KINDS = frozenset({"slider", "checkbox", "field", "icon"})
+
+
 def relevance(text: str, subgoal: str) -> float:
     return coverage(subgoal, text)
 
@@ -85,11 +89,13 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
     stats = DegradeStats(regions=len(regions))
     scale = cfg.large_tier_error_scale if tier == "large" else 1.0
     vw, vh = viewport
-    # "Tags field": the kind of control a hint names is what to look for, not words drawn on it
+    # "Tags field": the kind of control a hint names is what to look for, not words drawn on it;
+    # a hint that is only a kind ("slider") has the model look for controls drawn as that kind
     hint_words = [w for w in (word_set(h) - KIND_WORDS for h in hints) if w]
+    hint_kinds = {k for h in hints if not word_set(h) - KIND_WORDS for k in word_set(h) & DRAWN_KINDS}
 
-    def hinted(text: str) -> bool:
-        return any(h <= word_set(text) for h in hint_words)
+    def hinted(text: str, kind: str = "") -> bool:
+        return any(h <= word_set(text) for h in hint_words) or kind in hint_kinds
 
     merged_rows: set[int] = set()
     for i, r in enumerate(regions):
@@ -110,7 +116,7 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
             x1 = max([box[0] + box[2], *(m.box[0] + m.box[2] for m in members)])
             y1 = max([box[1] + box[3], *(m.box[1] + m.box[3] for m in members)])
             box, kind = (x0, y0, x1 - x0, y1 - y0), "row"
-        elif (r.small or kind in ("icon", "checkbox") or not text) and not hinted(text) \
+        elif (r.small or kind in ("icon", "checkbox") or not text) and not hinted(text, kind) \
                 and not (r.caption and hinted(r.caption)):
             # A control the model was explicitly told to look for is not missed (an empty field
             # by the label beside it).
@@ -120,8 +126,8 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
                 continue
         drafts.append((box, text, kind, r.state))
     def priority(d: tuple) -> tuple[float, float, float, float]:
-        box, text, _, _ = d
-        return (-float(hinted(text)), -relevance(text, subgoal), round(box[1] / 8), box[0])
+        box, text, kind, _ = d
+        return (-float(hinted(text, kind)), -relevance(text, subgoal), round(box[1] / 8), box[0])
 
     drafts.sort(key=priority)
     limit = cap if cap is not None else cfg.cap[tier]
@@ -136,7 +142,8 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
         bottom = box[1] + bh + rng.uniform(-cfg.jitter, cfg.jitter) * bh
         x0, y0 = min(max(left / vw, 0.0), 0.999), min(max(top / vh, 0.0), 0.999)
         x1, y1 = min(max(right / vw, x0 + 0.001), 1.0), min(max(bottom / vh, y0 + 0.001), 1.0)
-        label = text
+        # a model names what it sees drawn even without words on it: a knob on a track
+        label = text or ("slider" if kind == "slider" else "")
         if label and rng.random() < cfg.label_noise_p:
             cut = rng.randrange(len(label))
             label = label[:cut] + label[cut + 1:]

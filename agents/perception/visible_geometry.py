@@ -54,12 +54,23 @@ _READ_JS = inject(r"""
     if (el.tagName === "SELECT") return norm(el.options[el.selectedIndex]?.text || "");
     return norm(el.innerText || el.getAttribute("aria-label") || el.title || "");
   };
+  // A text-less control placed out of the flow inside a long, thin box it alone occupies: a knob
+  // drawn on a track, which is what the eye calls a slider (a hand-made or jQuery UI one).
+  const knobOnTrack = (el) => {
+    const track = el.parentElement;
+    if (!track || getComputedStyle(el).position !== "absolute") return false;
+    const k = el.getBoundingClientRect(), t = track.getBoundingClientRect();
+    const long = Math.max(t.width, t.height), thin = Math.min(t.width, t.height);
+    return long >= 3 * Math.max(k.width, k.height) && thin <= 2.5 * Math.max(k.width, k.height)
+      && track.querySelectorAll(INTERACTIVE).length === 1 && !norm(track.innerText);
+  };
   const kindOf = (el, text) => {
     const t = el.tagName;
     if (t === "INPUT" && (el.type === "checkbox" || el.type === "radio")) return "checkbox";
     if (t === "INPUT" && el.type === "range") return "slider";
     if (t === "INPUT" || t === "TEXTAREA" || t === "SELECT") return "field";
     if (el.isContentEditable && !el.parentElement?.isContentEditable) return "field";  // an editor
+    if (!text && knobOnTrack(el)) return "slider";
     if (!text) return "icon";
     return "control";
   };

@@ -11,7 +11,7 @@ import dataclasses
 import re
 import time
 
-from agents.marks import Mark, TargetIdentity, among
+from agents.marks import Mark, TargetIdentity, among, iou
 from agents.observation import Box
 from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
@@ -224,16 +224,21 @@ class ScriptedWorker:
         When no mark has such a role (stars, dots, tick boxes drawn without one), the nth of a
         row of alike marks without a name (`visual_nth`)."""
         roles = described_roles(subgoal)
+        kind = described_kind(subgoal)
         seen: set[str] = set()
         fits = []
         start, end = affixes(subgoal.target or "")
         for mark in marks:
-            if (excluded and among(mark.identity, excluded)) or mark.role not in roles or (
+            # without a role, vision's own word for what it saw drawn ("slider") stands for one
+            drawn_as = not mark.role and kind is not None and kind in words(mark.label)
+            if (excluded and among(mark.identity, excluded)) or (mark.role not in roles and not drawn_as) or (
                     subgoal.label and not label_matches(subgoal.label, mark.label)) or (
                     (start or end) and not has_affixes(mark.label, start, end)):
                 continue
             if mark.ref is not None and mark.ref in seen:
                 continue
+            if mark.ref is None and any(f.ref is None and iou(f.box, mark.box) > 0.5 for f in fits):
+                continue  # one thing drawn twice (a second look adds to the first)
             seen.add(mark.ref or "")
             fits.append(mark)
         assert subgoal.nth is not None
@@ -353,6 +358,11 @@ def _alike_in_row(a: Mark, b: Mark) -> bool:
     h = max(a.box.height, b.box.height)
     return (abs(ay - by) <= h / 2 and abs(a.box.width - b.box.width) <= 0.4 * max(a.box.width, b.box.width)
             and abs(a.box.height - b.box.height) <= 0.4 * h and abs(ax - bx) <= 4 * max(a.box.width, b.box.width))
+
+
+def described_kind(subgoal: Subgoal) -> str | None:
+    """The first word of the description that names a kind of control ("slider"), if any."""
+    return next((w for w in words(subgoal.target or "") if w in ROLE_WORDS), None)
 
 
 def described_roles(subgoal: Subgoal) -> set[str]:
