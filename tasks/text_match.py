@@ -79,3 +79,59 @@ def has_affixes(name: str, start: str | None, end: str | None) -> bool:
     """Whether a name starts and ends as required (spaces and case ignored at the edges)."""
     name = " ".join(name.split()).lower()
     return (start is None or name.startswith(start)) and (end is None or name.endswith(end))
+
+
+# UI symbols and the names people give them: a plan says "trash icon" where the picture is named
+# "delete" and a model, seeing it, may say "bin". A name of several words ("left arrow") names the
+# symbol when all its words are there. Used only where a target or a label is an icon (`ICON_WORDS`).
+SYMBOLS: tuple[tuple[str, ...], ...] = (
+    ("delete", "trash", "remove", "bin", "garbage", "rubbish", "wastebasket"),
+    ("star", "favorite", "favourite", "important", "bookmark"),
+    ("close", "dismiss", "x", "cross", "cancel"),
+    ("search", "magnifier", "magnifying glass", "find"),
+    ("settings", "gear", "cog", "preferences"),
+    ("menu", "hamburger"),
+    ("edit", "pencil"),
+    ("back", "left arrow", "arrow left", "return"),
+    ("forward", "right arrow", "arrow right", "next"),
+    ("add", "plus", "new"),
+    ("reply", "respond"),
+    ("send", "paper plane"),
+    ("share",),
+    ("download",),
+    ("upload",),
+    ("home", "house"),
+    ("user", "profile", "account", "person", "avatar"),
+    ("cart", "basket", "bag", "trolley"),
+    ("like", "heart", "love"),
+    ("info", "information"),
+)
+# The words that say a target or a label is a picture.
+ICON_WORDS = frozenset({"icon", "icons", "symbol", "glyph", "pictogram"})
+
+
+def symbol_names(have: set[str]) -> dict[int, frozenset[str]]:
+    """The symbols (indices into SYMBOLS) these words name, each with the words that name it (the
+    longest of its names present)."""
+    out: dict[int, frozenset[str]] = {}
+    for i, names in enumerate(SYMBOLS):
+        for name in sorted(names, key=lambda n: -len(n.split())):
+            parts = frozenset(name.split())
+            if parts <= have:
+                out[i] = parts
+                break
+    return out
+
+
+def synonym_words(wanted: set[str], have: set[str]) -> tuple[set[str], set[str]]:
+    """Where `have` names a symbol `wanted` names by other words ("delete" for "trash"): the wanted
+    words so named and the words of `have` that name them. A symbol both name with one word is an
+    exact match, not a synonym, and is left out."""
+    asked, shown = symbol_names(wanted), symbol_names(have)
+    got: set[str] = set()
+    used: set[str] = set()
+    for i, words_asked in asked.items():
+        if i in shown and not words_asked <= have:
+            got |= words_asked
+            used |= shown[i]
+    return got, used

@@ -12,6 +12,10 @@ Error processes (each a config field; defaults in conf/perception/synthetic.yaml
 - latency_ms: simulated call latency per tier, really waited, so gating and prefetch change wall time.
 - occlusion: draw only what is on top (nothing wholly under a sticky header, toast or backdrop).
 
+A text-less icon is labelled with what its picture depicts ("delete icon"), named from the file,
+sprite symbol, SVG title or icon-font class it is drawn with (visible_geometry.picture_name), as a
+model reading the pixels would name the drawing; it stays of kind "icon" for the error processes.
+
 Deterministic for (seed, page state, tier, subgoal, hints)."""
 
 from __future__ import annotations
@@ -108,7 +112,7 @@ def degrade(regions: list[Region], rng: random.Random, cfg: SyntheticConfig, tie
     for i, r in enumerate(regions):
         if r.row in merged_rows:
             continue  # drawn as part of its row's single box
-        box, text, kind = r.box, r.text, r.kind
+        box, text, kind = r.box, r.label, r.kind
         if i in merged_rows:
             members = [m for m in regions if m.row == i]
             x0 = min([box[0], *(m.box[0] for m in members)])

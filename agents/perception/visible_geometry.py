@@ -4,9 +4,21 @@ no roles the eye cannot see and no state: only what is drawn.
 
 Regions drawn inside a canvas or a closed shadow root are invisible to any DOM walk; a page
 declares them for the simulation with `data-gb-visual='[{"label": ..., "box": [x, y, w, h]}]'`
-(box relative to the element), which is what a real model would see painted there."""
+(box relative to the element), which is what a real model would see painted there.
+
+A control without text or caption (an icon) is named by what its picture depicts: a model sees
+the drawing and says "trash icon"; the page's author named that drawing when storing it
+(delete.png, background-image trash.svg, an SVG's <title> or its <use>d symbol #icon-trash, an
+icon font's fa-trash), so that name, put into words, stands in for the pixels (`picture_name`).
+Its limits: a meaningless name (img_3.png, a hash) gives no label where a model would still see
+the drawing; a misnamed file misleads where pixels would not; a picture drawn with bare paths
+names nothing. An icon font drawn by ligature (material icons) shows its name as text, read as
+any text is."""
 
 from __future__ import annotations
+
+import re
+from urllib.parse import unquote
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -74,6 +86,39 @@ _READ_JS = inject(r"""
     if (!text) return "icon";
     return "control";
   };
+  // What a text-less control's picture is made of: its image file (an <img>'s source, a CSS
+  // content or background-image url, also on ::before), an inline <svg>'s <title>, the symbol its
+  // <use> draws or its <image>'s file, else an icon font's classes (fa-trash). The element's own
+  // first, then a few of its descendants' (a button holding an <img>). Raw: `picture_name` (below,
+  // in Python) turns them into words.
+  const URL_IN = /url\(\s*["']?([^"')]+)["']?\s*\)/;
+  const ICON_CLASS = /^(?:fa[a-z]?|bi|mdi|glyphicon|icon|ion|ti|la[a-z]?|ri|octicon|codicon|feather)-[a-z]/i;
+  const sourcesOf = (n) => {
+    const tag = n.tagName.toLowerCase(), out = [];
+    if (tag === "img") out.push(n.currentSrc || n.getAttribute("src") || "", (n.getAttribute("srcset") || "").trim().split(/[\s,]+/)[0]);
+    if (tag === "image" || tag === "use") out.push(n.getAttribute("href") || n.getAttribute("xlink:href") || "");
+    if (tag === "svg") {
+      const title = n.querySelector("title");
+      if (title && norm(title.textContent)) out.push("title:" + norm(title.textContent));
+      for (const u of n.querySelectorAll("use, image")) out.push(...sourcesOf(u));
+      return out.filter(Boolean);
+    }
+    const cs = getComputedStyle(n), before = getComputedStyle(n, "::before");
+    for (const v of [cs.content, cs.backgroundImage, before.content, before.backgroundImage]) {
+      const m = URL_IN.exec(v || "");
+      if (m) out.push(m[1]);
+    }
+    const classes = Array.from(n.classList || []).filter((c) => ICON_CLASS.test(c));
+    if (classes.length) out.push("class:" + classes.join(" "));
+    return out.filter(Boolean);
+  };
+  const pictureOf = (el) => {
+    const out = sourcesOf(el);
+    if (el.tagName.toLowerCase() !== "svg") {
+      for (const n of Array.from(el.querySelectorAll("img, svg, i, span")).slice(0, 4)) out.push(...sourcesOf(n));
+    }
+    return out.slice(0, 6);
+  };
   // A control, or anything drawn with a pointer cursor. Not a <label>, even one with a pointer:
   // it is drawn as its control's caption (see `caption` and the compound row), not as a control.
   const looksInteractive = (el) => {
@@ -135,8 +180,9 @@ _READ_JS = inject(r"""
       // the caption beside the box even though the box itself shows nothing).
       const caption = !text && el.labels && el.labels.length ? norm(el.labels[0].innerText)
                     : !text ? norm(el.getAttribute("aria-label") || "") : "";
-      out.push({ box: b, text, kind: kindOf(el, text), row, state, caption,
-                 small: r.width * r.height < 24 * 24 });
+      const kind = kindOf(el, text);
+      out.push({ box: b, text, kind, row, state, caption, small: r.width * r.height < 24 * 24,
+                 picture: kind === "icon" && !caption ? pictureOf(el) : [] });
     }
   };
   walk(document, 0, 0);
@@ -156,6 +202,14 @@ class Region(BaseModel):
     small: bool = False
     state: str = ""  # a visible state cue: checked (a tick) or expanded (an open section)
     caption: str = ""  # an empty field's label, shown beside it
+    # A text-less icon: what its picture depicts, named from what it is drawn with ("delete icon");
+    # "" when the picture has no telling name (see `picture_name`).
+    picture: str = ""
+
+    @property
+    def label(self) -> str:
+        """What a model would call the region: its visible text, else what its picture shows."""
+        return self.text or self.picture
 
 
 async def read_regions(page: Page, occlusion: bool = False) -> list[Region]:
@@ -175,7 +229,8 @@ async def read_regions(page: Page, occlusion: bool = False) -> list[Region]:
                        for r in await frame.evaluate(_READ_JS, [ox, oy, vw, vh, occlusion]))
         except PlaywrightError:
             continue  # a frame that detached mid-read is simply not drawn
-    return _dedupe_rows([Region(**r) for r in raw])
+    return _dedupe_rows([Region(**{**r, "picture": picture_name(r.get("picture") or [])})
+                         for r in raw])
 
 
 def _dedupe_rows(regions: list[Region]) -> list[Region]:
@@ -192,3 +247,62 @@ def _dedupe_rows(regions: list[Region]) -> list[Region]:
             seen[key] = remap[i] = len(out)
         out.append(r)
     return [r.model_copy(update={"row": remap.get(r.row, -1)}) if r.row >= 0 else r for r in out]
+
+
+# Words that say only that something is a picture, or that a toolkit prefixes to its icon names;
+# a file named with nothing else ("img_3.png", "icon-sprite.svg") tells a model nothing.
+_GENERIC = frozenset({
+    "img", "imgs", "image", "images", "icon", "icons", "ic", "ico", "sprite", "sprites", "asset",
+    "assets", "static", "media", "pic", "pics", "picture", "graphic", "glyph", "glyphs", "svg",
+    "png", "jpg", "jpeg", "gif", "webp", "file", "default", "title", "untitled"})
+# Icon-font and set prefixes and modifiers (fa fa-lg fa-trash; bi-star-fill; mdi-delete).
+_TOOLKIT = frozenset({
+    "fa", "fas", "far", "fal", "fab", "fad", "fat", "bi", "mdi", "glyphicon", "ion", "ios", "md",
+    "ti", "la", "las", "lar", "lab", "ri", "octicon", "codicon", "feather", "lg", "sm", "xs",
+    "xl", "fw", "solid", "regular", "light", "brands", "duotone", "spin", "pulse", "fill",
+    "outline", "outlined", "line", "round", "rounded", "sharp"})
+# The least a telling name holds: one word of three letters or more that is not generic.
+_TELLING = 3
+_MAX_WORDS = 5
+
+
+def picture_name(sources: list[str]) -> str:
+    """What a text-less icon depicts, in words ("left arrow white icon"), from the first of the
+    raw sources the reader found that names it (a file, a sprite symbol, an SVG title, an icon
+    font's classes); "" when none does.
+
+    A vision model sees the drawing and says what it shows; the page's author named that drawing
+    when storing it (delete.png, #icon-trash, fa-trash), so the name stands in for the pixels.
+    Its limits: a meaningless name (img_3.png, a hash) gives no label, where a model would still
+    see a bin; an author may misname a picture; an icon drawn with bare paths names nothing."""
+    for source in sources:
+        name = _source_words(source)
+        if any(len(w) >= _TELLING and w.isalpha() and w not in _GENERIC for w in name):
+            return " ".join([*name[:_MAX_WORDS], "icon"])
+    return ""
+
+
+def _source_words(source: str) -> list[str]:
+    """The words of one raw source: an SVG title's words, icon classes without their toolkit
+    prefix, or a file's stem (a sprite's symbol id after '#') without sizes, scales and hashes."""
+    if source.startswith("title:"):
+        return _words(source[len("title:"):], drop=frozenset())
+    if source.startswith("class:"):
+        return _words(source[len("class:"):], drop=_TOOLKIT)
+    if source.startswith("data:"):
+        return []  # an inline picture carries no name
+    path, _, fragment = source.partition("#")
+    stem = fragment or unquote(path.split("?")[0].rstrip("/").rsplit("/", 1)[-1]).split(".")[0]
+    return _words(stem, drop=_TOOLKIT)
+
+
+def _words(text: str, drop: frozenset[str]) -> list[str]:
+    """Lower-case words of a name: camelCase and separators split; digits (sizes like 24px,
+    scales like @2x, hashes), generic and `drop` words left out; each word once."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text).lower()
+    out: list[str] = []
+    for w in re.split(r"[^a-z0-9]+", spaced):
+        if w and not any(c.isdigit() for c in w) and w not in _GENERIC and w not in drop \
+                and w not in out:
+            out.append(w)
+    return out

@@ -15,7 +15,16 @@ from agents.marks import Mark, TargetIdentity, among, iou
 from agents.observation import Box
 from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
-from tasks.text_match import affixes, has_affixes, label_matches, ordinal, words
+from tasks.text_match import (
+    ICON_WORDS,
+    affixes,
+    has_affixes,
+    label_matches,
+    ordinal,
+    symbol_names,
+    synonym_words,
+    words,
+)
 
 STOP_WORDS = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
 ROLE_WORDS = {
@@ -35,6 +44,9 @@ ACTION_ROLES = {
 
 # Without an expected label, the description must match at least this well.
 MIN_SCORE = 1.5
+# What a word of the description counts when an icon shows it by another name of the same symbol
+# ("delete icon" for a "trash icon"): less than the word itself, so the exact name wins a tie.
+SYNONYM_WEIGHT = 0.75
 
 
 def exact_name(subgoal: Subgoal) -> str | None:
@@ -68,12 +80,31 @@ def said(target: str) -> tuple[str, set[str]]:
     return _NEGATED.sub(" ", target), negated
 
 
-def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
+def symbol_synonyms(desc: list[str], name_words: set[str], synonyms: bool = True
+                    ) -> tuple[set[str], set[str]]:
+    """The description's words an icon shows by another name of the same UI symbol ("trash" shown
+    as "delete"), and the label's words that name them; none unless the description or the label
+    is an icon's (`ICON_WORDS`), so the names of text controls are compared word for word."""
+    if not synonyms or not (ICON_WORDS & (set(desc) | name_words)):
+        return set(), set()
+    return synonym_words(set(desc), name_words)
+
+
+def names_symbol_exactly(subgoal: Subgoal, mark: Mark) -> bool:
+    """An icon whose label names a symbol of the description by the description's own word: where
+    one is listed, no other icon counts by a synonym (the exact word beats a synonym)."""
+    label = set(words(mark.label))
+    desc = set(words(said(subgoal.target or "")[0])) - STOP_WORDS
+    return bool(ICON_WORDS & label) and any(parts <= label for parts in symbol_names(desc).values())
+
+
+def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: bool = True) -> float:
     """Higher is a better match; <= 0 means this mark is not a plausible target. When the plan
     names the visible label, a mark that does not show it is never chosen; when the description
     asks for a name exactly, a mark whose name says more (or less) is never chosen; when it says
     how the name starts or ends ("the suggestion ending in "ica""), a mark whose name does not is
-    never chosen, and one whose name does counts as named."""
+    never chosen, and one whose name does counts as named. An icon may show a word of the
+    description by a synonym (`symbol_synonyms`; off with `synonyms`)."""
     allowed = ACTION_ROLES.get(subgoal.action)
     if allowed is not None and mark.role and mark.role not in allowed:
         return 0.0
@@ -103,10 +134,14 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False) -> float:
         elif label and label in name:
             s += 1.5
     s += sum(1.0 for w in desc if w in name_words)
+    by_synonym, naming = symbol_synonyms(desc, name_words, synonyms)
+    s += SYNONYM_WEIGHT * len(by_synonym)
     if not subgoal.label and not (start or end):
         # A short label that says something the description does not ("previous" for a "next"
-        # arrow) contradicts it.
-        s -= sum(1.0 for w in name_words if w not in desc and w not in STOP_WORDS and len(name_words) <= 4)
+        # arrow) contradicts it; a synonym of its words does not, nor does "icon", which says only
+        # that a picture is named.
+        s -= sum(1.0 for w in name_words if w not in desc and w not in STOP_WORDS
+                 and w not in naming and w not in ICON_WORDS and len(name_words) <= 4)
     # A control without a name of its own (a text box after a plain "Username" label) is known
     # by what stands beside it, so its context weighs as much as a name would.
     s += (1.0 if not name_words else 0.5) * _context_fit(desc, name_words, mark.context)
@@ -182,10 +217,12 @@ class ScriptedWorker:
         if subgoal.nth is not None:
             return self._nth(subgoal, marks, excluded)
         best: tuple[float, Mark] | None = None
+        synonyms = not any(names_symbol_exactly(subgoal, m) for m in marks
+                           if not (excluded and among(m.identity, excluded)))
         for mark in marks:
             if excluded and among(mark.identity, excluded):
                 continue
-            s = score(subgoal, mark, prefer_toggle)
+            s = score(subgoal, mark, prefer_toggle, synonyms)
             if s >= (0.01 if subgoal.label else MIN_SCORE) and (best is None or s > best[0]):
                 best = (s, mark)
         if best is None:
