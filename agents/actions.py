@@ -5,6 +5,7 @@ locators of the observation that produced the ref. There is no action that runs 
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
@@ -228,7 +229,17 @@ async def _drag(page: Page, refs: RefBook, action: Drag, timeout_ms: float) -> N
         assert action.ref is not None
         start = await _centre(await locator_for(page, refs, action.ref, action.observation_id), timeout_ms)
     if action.to_ref is not None:
-        end = await _centre(await locator_for(page, refs, action.to_ref, action.observation_id), timeout_ms)
+        dest = await locator_for(page, refs, action.to_ref, action.observation_id)
+        end = await _centre(dest, timeout_ms)
+        box = await dest.bounding_box(timeout=timeout_ms)
+        if box is not None:
+            # a sortable list puts the dragged item in the target's place only once it passes the
+            # target's middle in the direction of travel: aim a little past it, inside its box
+            dx, dy = end[0] - start[0], end[1] - start[1]
+            if abs(dy) >= abs(dx):
+                end = (end[0], end[1] + math.copysign(DROP_PAST * box["height"], dy))
+            else:
+                end = (end[0] + math.copysign(DROP_PAST * box["width"], dx), end[1])
     elif action.to_point is not None:
         end = action.to_point
     else:
@@ -342,6 +353,12 @@ def _number(value: float | str) -> float:
         raise stepper.SetValueError(f"set_value by keys needs a number, not {value!r}") from None
 
 
+# How long a drag rests over its drop point before the release (see `drag`), and how far past
+# the middle of a drop element it aims, as a share of that element's size (see `_drag`).
+DROP_REST_MS = 60
+DROP_PAST = 0.3
+
+
 async def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
     """Press at `start`, move to `end` in small steps (drag libraries listen to the moves in
     between), release: real mouse events, as a person drags."""
@@ -349,6 +366,12 @@ async def drag(page: Page, start: tuple[float, float], end: tuple[float, float])
     await page.mouse.down()
     await page.mouse.move(start[0] + 2, start[1] + 2, steps=2)
     await page.mouse.move(*end, steps=12)
+    # Sortable lists reorder on the move after the one that crossed an item's middle, and a
+    # library may animate that: rest at the end and move once more there before letting go.
+    await page.wait_for_timeout(DROP_REST_MS)
+    await page.mouse.move(end[0] + 1, end[1] + 1)
+    await page.mouse.move(*end)
+    await page.wait_for_timeout(DROP_REST_MS)
     await page.mouse.up()
 
 

@@ -55,11 +55,24 @@ def places(step: Step, marks: list[Mark]) -> list[Mark]:
                 return el.name
             ref = el.parent_ref
         return ""
+    kids: dict[str, list[str]] = {}
+    for ref, el in elements.items():
+        if el.parent_ref:
+            kids.setdefault(el.parent_ref, []).append(ref)
+
+    def shows(ref: str, depth: int = 0) -> str:
+        # what a place shows: its own name or text, else what its parts show (an item holding a
+        # handle icon and a <div> with the name)
+        el = elements[ref]
+        if el.label or depth >= 3:
+            return el.label
+        return " ".join(t for k in kids.get(ref, ()) if (t := shows(k, depth + 1)))[:120]
     # a table's header row holds no item: nothing is dropped on it
     headers = {p.element.parent_ref for p in step.placed if p.element.role == "columnheader"}
     chosen = [p for p in step.placed if p.element.role in PLACE_ROLES and p.element.ref not in headers]
     return [element_mark(start + i, p, 1.0, "dom", obs.id if obs else 0).model_copy(
-                update={"context": (home(p.element.parent_ref), *p.element.context)})
+                update={"context": (home(p.element.parent_ref), *p.element.context),
+                        "label": p.element.label or shows(p.element.ref)})
             for i, p in enumerate(chosen)]
 
 

@@ -225,6 +225,13 @@ class ScriptedWorker:
             s = score(subgoal, mark, prefer_toggle, synonyms)
             if s >= (0.01 if subgoal.label else MIN_SCORE) and (best is None or s > best[0]):
                 best = (s, mark)
+        if best is None and subgoal.action == "drag" and places:
+            # the thing to drag may be no control but a place itself (an item of a sortable list,
+            # a card): it is found among the places the way a click target is among the marks
+            moved = self.match(Subgoal(action="click", target=subgoal.target, label=subgoal.label),
+                               places, excluded)
+            if moved.mark is not None:
+                best = (moved.score, moved.mark)
         if best is None:
             return Choice(None)
         s, mark = best
@@ -245,6 +252,8 @@ class ScriptedWorker:
         n = ordinal(said(to)[0]) or (1 if _FROM_END.search(said(to)[0]) else None)
         if n is not None and places:
             drop = _nth_place(to, n, places)
+        if drop is None and n is None and places:
+            drop = _place_beside(to, places) or _place_at(to, places)
         if drop is None:
             chosen = self.match(Subgoal(action="click", target=to),
                                 [m for m in [*marks, *places] if m.number != mark.number], excluded)
@@ -372,7 +381,7 @@ def _nth_place(description: str, n: int, places: list[Mark]) -> Mark | None:
     place it names."""
     target, _ = said(description)
     desc = [w for w in words(target) if w not in STOP_WORDS]
-    kinds = set().union(*(_PLACE_WORDS.get(w, set()) for w in desc))
+    kinds = set().union(*(_PLACE_WORDS.get(w, set()) for w in words(target)))
     groups: dict[tuple[str, str], list[Mark]] = {}
     for p in places:
         groups.setdefault((p.role, p.context[0] if p.context else ""), []).append(p)
@@ -387,6 +396,83 @@ def _nth_place(description: str, n: int, places: list[Mark]) -> Mark | None:
     if _FROM_END.search(target):
         group.reverse()
     return group[n - 1] if len(group) >= n else None
+
+
+# "the item just below Carol", "the cell right of Ann": a place named by where it lies from another.
+_BESIDE = re.compile(r"\b(?:just |right |directly |immediately )?(below|under|above|over|left of|right of|"
+                     r"before|after)\s+(.+?)\s*$", re.IGNORECASE)
+# "at the top left", "the centre", "bottom right": a place named by where it lies among its kind.
+_AT_WORDS = {"top": (0, None), "bottom": (2, None), "left": (None, 0), "right": (None, 2),
+             "center": (1, 1), "centre": (1, 1), "middle": (1, 1)}
+
+
+def _peers_of(place: Mark, places: list[Mark]) -> list[Mark]:
+    """The places of the same kind in the same holder (the items of one list or grid)."""
+    home = place.context[0] if place.context else ""
+    return [p for p in places if p.role == place.role and (p.context[0] if p.context else "") == home]
+
+
+def _place_beside(description: str, places: list[Mark]) -> Mark | None:
+    """The place of the same kind just below / above / left of / right of a named one (before and
+    after: above and below in a list, left and right in a row): the nearest one on that side that
+    shares its column (or its row)."""
+    found = _BESIDE.search(said(description)[0])
+    if found is None:
+        return None
+    side, name = found.group(1).lower(), found.group(2)
+    named = [p for p in places if p.label and label_matches(p.label, name) and label_matches(name, p.label)]
+    if not named:
+        return None
+    anchor = named[0]
+    (ax, ay), aw, ah = anchor.box.center, anchor.box.width, anchor.box.height
+    vertical = side in ("below", "under", "above", "over", "before", "after")
+    sign = 1 if side in ("below", "under", "after", "right of") else -1
+    best: tuple[float, Mark] | None = None
+    for p in _peers_of(anchor, places):
+        (px, py) = p.box.center
+        along, across = (py - ay, abs(px - ax) <= aw / 2) if vertical else (px - ax, abs(py - ay) <= ah / 2)
+        if p.number != anchor.number and across and along * sign > 0 and (best is None or abs(along) < best[0]):
+            best = (abs(along), p)
+    return best[1] if best else None
+
+
+def _place_at(description: str, places: list[Mark]) -> Mark | None:
+    """The place at "the top left", "the center", "the bottom right" of its group (the kind of
+    place the description names, else the largest group): rows and columns by the places' centres,
+    top/left the first, bottom/right the last, center/middle the middle one."""
+    want = [w for w in words(said(description)[0]) if w in _AT_WORDS]
+    if not want:
+        return None
+    row = col = None
+    for w in want:
+        r, c = _AT_WORDS[w]
+        row = r if r is not None and (row is None or w not in ("center", "centre", "middle")) else row
+        col = c if c is not None and (col is None or w not in ("center", "centre", "middle")) else col
+    kinds = set().union(*(_PLACE_WORDS.get(w, set()) for w in words(description)))
+    groups: dict[tuple[str, str], list[Mark]] = {}
+    for p in places:
+        groups.setdefault((p.role, p.context[0] if p.context else ""), []).append(p)
+    group = max(groups.values(), key=lambda g: (g[0].role in kinds, len(g)))
+
+    def lines(values: list[float], size: float) -> list[float]:
+        out: list[float] = []
+        for v in sorted(values):
+            if not out or v - out[-1] > size / 2:
+                out.append(v)
+        return out
+    rows = lines([p.box.center[1] for p in group], min(p.box.height for p in group))
+    cols = lines([p.box.center[0] for p in group], min(p.box.width for p in group))
+
+    def pick(axis: list[float], which: int | None) -> float | None:
+        if which is None:
+            return None
+        return axis[0] if which == 0 else axis[-1] if which == 2 else axis[(len(axis) - 1) // 2] if len(axis) % 2 else None
+    y, x = pick(rows, row), pick(cols, col)
+    if (row is not None and y is None) or (col is not None and x is None):
+        return None  # no middle of an even count
+    fits = [p for p in group if (y is None or abs(p.box.center[1] - y) <= p.box.height / 2)
+            and (x is None or abs(p.box.center[0] - x) <= p.box.width / 2)]
+    return fits[0] if len(fits) == 1 else None
 
 
 def _alike_in_row(a: Mark, b: Mark) -> bool:
