@@ -13,7 +13,7 @@ import pytest
 
 from agents.marks import Mark
 from agents.observation import Box
-from agents.worker.scripted import _nth_place
+from agents.worker.scripted import _nth_place, _place_at, _place_beside
 from tasks.text_match import ordinal
 from tests.conftest import run_experiment
 
@@ -51,3 +51,36 @@ def test_the_nth_place_is_counted_in_the_holder_the_plan_names() -> None:
     assert _nth_place("the last row of the Backlog table", 1, places).number == 6
     assert _nth_place("the first row of the Done table", 1, places).number == 1
     assert _nth_place("the 9th row of the Backlog table", 9, places) is None
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("perception", ["none", "synthetic"])
+def test_a_place_is_dragged_to_a_place_named_by_where_it_lies(tmp_path: Path, perception: str) -> None:
+    """tests/language/sites/shelf/: a grid of books (plain list items, no handle, no pointer
+    cursor, nothing vision draws as a control) rearranged by dragging one onto another. The book
+    dragged is found among the places; "the book at the top left of the shelf" and "the book just
+    below Hamlet" are found by where they lie. 0/4 on b63cb2b (no mark matched the book)."""
+    result = run_experiment(tmp_path, [
+        f"sites.dirs=[{HERE / 'sites'}]", f"tasks.dirs=[{HERE / 'tasks'}]", "suite=fixtures",
+        "suite.ids=[shelf-corner,shelf-below]", "seeds=[0,1]", "trace.playwright=false",
+        f"perception={perception}"])
+    assert result.episodes.success.all(), result.episodes.failure_detail.tolist()
+
+
+def _grid() -> list[Mark]:
+    names = ["Dune", "Emma", "Ulysses", "Beloved", "Hamlet", "Walden", "Ivanhoe", "Middlemarch", "Rebecca"]
+    return [Mark(number=i + 1, box=Box(x=10 + 120 * (i % 3), y=40 + 70 * (i // 3), width=110, height=60),
+                 label=name, role="listitem", context=("Bookshelf",), source="dom")
+            for i, name in enumerate(names)]
+
+
+def test_places_by_where_they_lie() -> None:
+    grid = _grid()
+    assert _place_at("the book at the top left", grid).label == "Dune"
+    assert _place_at("the center of the grid", grid).label == "Hamlet"
+    assert _place_at("the bottom right book", grid).label == "Rebecca"
+    assert _place_at("the top center", grid).label == "Emma"
+    assert _place_beside("the book just below Hamlet", grid).label == "Middlemarch"
+    assert _place_beside("the item right of Beloved", grid).label == "Hamlet"
+    assert _place_beside("the book above Dune", grid) is None
+    assert _place_at("the Dune card", grid) is None
