@@ -20,7 +20,8 @@ beside it in its row, left or right and close (a tick box before its sentence, t
 only thing vision saw). A box over text with neither (no pointer, no handler, no control inside or
 beside; not a canvas, a frame or a closed widget, which only coordinates reach) is dropped: it is
 not something to act on. A box whose place
-the page cannot name (a canvas) stays as vision saw it, for the degraded coordinate route."""
+the page cannot name (a canvas, a shape painted in an <svg>) stays as vision saw it, for the
+degraded coordinate route."""
 
 from __future__ import annotations
 
@@ -136,6 +137,9 @@ _BIND_JS = inject(r"""
     if (!el || el === document.body || el === document.documentElement) return { kind: "opaque" };
     if (el.tagName === "IFRAME" || el.tagName === "CANVAS" || el.tagName === "EMBED" || el.tagName === "OBJECT" ||
         (customElements.get(el.localName) && !el.shadowRoot)) return { kind: "opaque" };
+    // a painted shape of an <svg> (listeners a script attached leave no trace in the DOM): like a
+    // canvas, what vision saw there is reached by its point
+    if (el.ownerSVGElement && !el.closest(KNOWN) && !clickable(el)) return { kind: "opaque" };
     const known = el.closest(KNOWN);
     // the tree's own control (a box about its size), unless the box is words around a link
     if (known && !insideOnly) {

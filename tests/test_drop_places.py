@@ -84,3 +84,18 @@ def test_places_by_where_they_lie() -> None:
     assert _place_beside("the item right of Beloved", grid).label == "Hamlet"
     assert _place_beside("the book above Dune", grid) is None
     assert _place_at("the Dune card", grid) is None
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("perception", ["none", "synthetic"])
+def test_a_painted_shape_is_dragged_by_what_it_looks_like(tmp_path: Path, perception: str) -> None:
+    """tests/language/sites/sketch/: a red square, a blue circle and a green triangle painted in
+    an <svg>, moved by listeners a script attached. The synthetic reader draws a painted shape as
+    what it looks like ("blue circle"); the hit test leaves it to its point (nothing in the DOM
+    says it takes a drag). Only vision can see the shapes: 0/3 without it, and 0/3 on c80b8c7."""
+    result = run_experiment(tmp_path, [
+        f"sites.dirs=[{HERE / 'sites'}]", f"tasks.dirs=[{HERE / 'tasks'}]", "suite=fixtures",
+        "suite.ids=[sketch-circle-right]", "seeds=[0,1,2]", "trace.playwright=false",
+        f"perception={perception}"])
+    assert result.episodes.success.all() == (perception == "synthetic"), result.episodes.failure_detail.tolist()
+    assert perception == "synthetic" or not result.episodes.success.any()

@@ -76,6 +76,29 @@ _READ_JS = inject(r"""
     return long >= 3 * Math.max(k.width, k.height) && thin <= 2.5 * Math.max(k.width, k.height)
       && track.querySelectorAll(INTERACTIVE).length === 1 && !norm(track.innerText);
   };
+  // Painted shapes: what the eye calls them ("red circle"), by their outline and fill colour.
+  const SHAPES = ["circle", "ellipse", "rect", "polygon"];
+  const COLOURS = [["black", 0, 0, 0], ["white", 255, 255, 255], ["gray", 128, 128, 128],
+                   ["red", 220, 30, 30], ["orange", 255, 150, 0], ["yellow", 250, 230, 40],
+                   ["green", 30, 150, 40], ["cyan", 0, 210, 220], ["blue", 30, 60, 220],
+                   ["purple", 130, 40, 170], ["pink", 250, 150, 190], ["brown", 140, 80, 30]];
+  const colourName = (css) => {
+    const m = (css || "").match(/\d+(\.\d+)?/g);
+    if (!m || m.length < 3) return "";
+    const [r, g, b] = m.map(Number);
+    return COLOURS.reduce((best, c) => {
+      const d = (c[1] - r) ** 2 + (c[2] - g) ** 2 + (c[3] - b) ** 2;
+      return d < best[1] ? [c[0], d] : best;
+    }, ["", Infinity])[0];
+  };
+  const shapeName = (el, r) => {
+    const t = el.tagName;
+    const points = t === "polygon" ? (el.getAttribute("points") || "").trim().split(/[\s,]+/).length / 2 : 0;
+    const form = t === "circle" || t === "ellipse" ? "circle"
+      : t === "rect" ? (Math.abs(r.width - r.height) <= 0.1 * Math.max(r.width, r.height) ? "square" : "rectangle")
+      : points === 3 ? "triangle" : "polygon";
+    return `${colourName(getComputedStyle(el).fill)} ${form}`.trim();
+  };
   const kindOf = (el, text) => {
     const t = el.tagName;
     if (t === "INPUT" && (el.type === "checkbox" || el.type === "radio")) return "checkbox";
@@ -155,6 +178,15 @@ _READ_JS = inject(r"""
       // cheaper than the computed style looksInteractive may need.
       const r = el.getBoundingClientRect();
       if (r.width < 2 || r.height < 2 || r.right + ox < 0 || r.bottom + oy < 0 || r.left + ox > vw || r.top + oy > vh) continue;
+      if (SHAPES.includes(el.tagName) && el.ownerSVGElement && !el.closest(CLICKABLE)) {
+        // a painted shape (not a control's own icon): drawn as what it looks like
+        const b = visibleBox(el);
+        if (b && r.width >= 10 && r.height >= 10 && onTop(el, r)) {
+          out.push({ box: [b[0] + dx, b[1] + dy, b[2], b[3]], text: shapeName(el, r), kind: "shape",
+                     row: -1, small: r.width * r.height < 24 * 24, state: "" });
+        }
+        continue;
+      }
       if (!looksInteractive(el)) continue;
       const b = visibleBox(el);
       if (!b || !onTop(el, r)) continue;
@@ -197,7 +229,7 @@ class Region(BaseModel):
     model_config = ConfigDict(frozen=True)
     box: tuple[float, float, float, float]
     text: str
-    kind: str  # control, field, checkbox, slider, icon, row
+    kind: str  # control, field, checkbox, slider, icon, row, shape
     row: int = -1  # index of the enclosing compound row region, or -1
     small: bool = False
     state: str = ""  # a visible state cue: checked (a tick) or expanded (an open section)

@@ -34,7 +34,10 @@ ROLE_WORDS = {
     "slider": {"slider"}, "option": {"option", "button", "menuitem", "radio"}, "tab": {"tab"},
     "radio": {"radio"}, "dropdown": {"combobox", "listbox", "button"}, "menu": {"menuitem", "button"},
     "suggestion": {"option", "menuitem"}, "textbox": {"textbox", "searchbox"},
+    "shape": {"img"}, "circle": {"img"},
 }
+# A kind of thing and the names vision gives the things of that kind ("the shape": a red circle).
+KIND_NAMES = {"shape": frozenset({"circle", "square", "rectangle", "triangle", "polygon"})}
 ACTION_ROLES = {
     "type": {"textbox", "searchbox", "combobox", "spinbutton"},
     "set_value": {"slider", "spinbutton", "textbox"},
@@ -276,7 +279,8 @@ class ScriptedWorker:
         start, end = affixes(subgoal.target or "")
         for mark in marks:
             # without a role, vision's own word for what it saw drawn ("slider") stands for one
-            drawn_as = not mark.role and kind is not None and kind in words(mark.label)
+            drawn_as = not mark.role and kind is not None and (
+                kind in words(mark.label) or bool(KIND_NAMES.get(kind, frozenset()) & set(words(mark.label))))
             if (excluded and among(mark.identity, excluded)) or (mark.role not in roles and not drawn_as) or (
                     subgoal.label and not label_matches(subgoal.label, mark.label)) or (
                     (start or end) and not has_affixes(mark.label, start, end)):

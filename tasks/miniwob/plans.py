@@ -380,7 +380,8 @@ def drag_shape(utterance: str) -> list[Subgoal]:
     m = _match("drag-single-shape", r"Drag the (item|circle) (up|down|left|right) then press "
                r"Submit\.", utterance)
     what = "shape" if m[1] == "item" else "circle"
-    return [Subgoal(action="drag", target=f"the {what} in the task area",
+    # the one shape of the task area: the first (and only) thing drawn as one
+    return [Subgoal(action="drag", target=f"the {what} in the task area", nth=1,
                     offset=DIRECTIONS[m[2]]), _submit()]
 
 
