@@ -4,7 +4,8 @@ pixels do not show — role, accessible name, expanded/checked/pressed/selected/
 A candidate maps to the smallest interactive element under its centre (text similarity breaks
 ties), else to an element it mostly overlaps with a shared word; otherwise it stays unmatched.
 
-What a control shows is part of its name (WCAG's "label in name"), so an element under the centre
+What a control shows is part of its name (WCAG's "label in name"; a field shows its value
+instead), so an element under the centre
 whose name shares no word with what vision read there is not what vision saw: it lies under
 something drawn over it (an open suggestion list over the form's button, a popup over a field).
 Such a candidate stays unmatched — the hit test (agents/hit_binding.py) or the coordinates reach
@@ -32,10 +33,18 @@ def _contains(box: Box, x: float, y: float) -> bool:
     return box.x <= x <= box.x + box.width and box.y <= y <= box.y + box.height
 
 
-def _contradicts(label: str, name: str) -> bool:
+# Controls that show a value, not their name: a field shows what was typed in it, a select its
+# option; vision reads that.
+SHOWS_VALUE = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slider", "listbox"})
+
+
+def _contradicts(label: str, element: Element) -> bool:
     """Vision read words there (one of three letters or more) and the element's name has words,
-    and not one of them is shared (a dropped character of a noisy label still counts as shared)."""
-    seen, named = [w for w in words(label) if len(w) >= 3], set(words(name))
+    and not one of them is shared (a dropped character of a noisy label still counts as shared);
+    never for a control that shows a value rather than its name."""
+    if element.role in SHOWS_VALUE:
+        return False
+    seen, named = [w for w in words(label) if len(w) >= 3], set(words(element.label))
     return bool(seen) and bool(named) and not any(near(w, named) for w in seen) \
         and not any(near(w, set(words(label))) for w in named if len(w) >= 3)
 
@@ -43,7 +52,7 @@ def _contradicts(label: str, name: str) -> bool:
 def match(box: Box, label: str, elements: list[Placed]) -> Element | None:
     cx, cy = box.center
     under = [p for p in elements if _contains(p.box, cx, cy)]
-    if under and all(_contradicts(label, p.element.label) for p in under):
+    if under and all(_contradicts(label, p.element) for p in under):
         return None
     if under:
         # An element that says what the model read wins over a smaller one that does not (a

@@ -84,3 +84,5 @@ def test_a_box_is_not_bound_to_a_control_whose_name_contradicts_what_vision_read
     assert match(over, "Netherlands", button) is None
     assert match(over, "Save destinaton", button) is not None  # a noisy label still binds
     assert match(over, "", button) is not None  # nothing read: the element under it
+    field = [Placed(Element(ref="e2", role="combobox", name="From"), Box(x=10, y=100, width=140, height=24))]
+    assert match(over, "Lisbon", field) is not None  # a field shows its value, not its name
