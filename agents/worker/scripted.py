@@ -34,8 +34,15 @@ ROLE_WORDS = {
     "slider": {"slider"}, "option": {"option", "button", "menuitem", "radio"}, "tab": {"tab"},
     "radio": {"radio"}, "dropdown": {"combobox", "listbox", "button"}, "menu": {"menuitem", "button"},
     "suggestion": {"option", "menuitem"}, "textbox": {"textbox", "searchbox"},
-    "shape": {"img"}, "circle": {"img"},
+    "shape": {"img"}, "circle": {"img"}, "textarea": {"textbox"},
 }
+# Two words that name one kind of control.
+_KIND_PHRASES = re.compile(r"\btext\s+area\b", re.IGNORECASE)
+
+
+def kind_words(target: str) -> list[str]:
+    """The description's words, a phrase that names a kind of control ("text area") as one."""
+    return words(_KIND_PHRASES.sub("textarea", target))
 # A kind of thing and the names vision gives the things of that kind ("the shape": a red circle).
 KIND_NAMES = {"shape": frozenset({"circle", "square", "rectangle", "triangle", "polygon"})}
 ACTION_ROLES = {
@@ -148,7 +155,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     # A control without a name of its own (a text box after a plain "Username" label) is known
     # by what stands beside it, so its context weighs as much as a name would.
     s += (1.0 if not name_words else 0.5) * _context_fit(desc, name_words, mark.context)
-    role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in words(target)))
+    role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in kind_words(target)))
     if mark.role in role_hints:
         s += 0.75
     if s > 0 and prefer_toggle and subgoal.action == "expand" and prefers_toggle(mark):
@@ -489,13 +496,13 @@ def _alike_in_row(a: Mark, b: Mark) -> bool:
 
 def described_kind(subgoal: Subgoal) -> str | None:
     """The first word of the description that names a kind of control ("slider"), if any."""
-    return next((w for w in words(subgoal.target or "") if w in ROLE_WORDS), None)
+    return next((w for w in kind_words(subgoal.target or "") if w in ROLE_WORDS), None)
 
 
 def described_roles(subgoal: Subgoal) -> set[str]:
     """The roles the description names: its first word that names a kind of control ("radio" in
     "radio button"), or the roles the action needs when no word does."""
-    for word in words(subgoal.target or ""):
+    for word in kind_words(subgoal.target or ""):
         if word in ROLE_WORDS:
             roles = ROLE_WORDS[word]
             allowed = ACTION_ROLES.get(subgoal.action)

@@ -1,0 +1,19 @@
+"""The scripted worker's reading of kinds of control in a description (agents/worker/scripted.py):
+"text area" names a multi-line text box (whose mark vision labels by the text it shows)."""
+
+from __future__ import annotations
+
+from agents.marks import Mark
+from agents.observation import Box
+from agents.worker.scripted import MIN_SCORE, kind_words, score
+from tasks.schema import Subgoal
+
+
+def test_a_text_area_is_a_kind_of_control() -> None:
+    assert kind_words("the user agreement text area") == ["the", "user", "agreement", "textarea"]
+    box = Mark(number=1, box=Box(x=0, y=0, width=200, height=120), role="textbox",
+               label="Ac congue magna dictumst. Ullamcorper feugiat lorem imperdiet.",
+               context=("User agreement",))
+    button = box.model_copy(update={"role": "button", "label": "Cancel"})
+    want = Subgoal(action="scroll", target="user agreement text area", direction="down")
+    assert score(want, box) >= MIN_SCORE > score(want, button)
