@@ -105,6 +105,10 @@ def test_the_exact_name_wins_and_a_dismissing_button_is_never_the_action() -> No
     captioned = [_mark(2, "", "textbox", 40, context=("Year",)), _mark(3, "Year", "", 66, width=40),
                  _mark(4, "Search", "", 120, width=60)]
     assert ScriptedWorker().match(login, captioned, history=FILLED).mark.label == "Search"
+    # a real button beats a role-less name (a caption whose field the listing lacks)
+    uncaptioned = [_mark(2, "", "textbox", 40), _mark(3, "Genre", "", 70, width=50),
+                   _mark(4, "Search", "button", 120, width=60)]
+    assert ScriptedWorker().match(login, uncaptioned, history=FILLED).mark.label == "Search"
 
 
 def test_what_names_a_submission() -> None:

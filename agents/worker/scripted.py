@@ -404,8 +404,8 @@ def form_button(marks: list[Mark], excluded: frozenset[TargetIdentity], history:
     page, the nearest button-like mark below the lowest text field (or right of it in its row),
     not one that turns something down (Cancel, Back, Reset). A form's action button says what the
     site calls it ("OK", "Continue", "Go!"), which the plan cannot know; where it sits it shares
-    with every form. Button-like: the role button, or (without a role) a short name that is no
-    field's caption (a div drawn as a button; not the "Year" written under a box)."""
+    with every form. Button-like: the role button; only where none is, a short name without a
+    role that is no field's caption (a div drawn as a button; not the "Year" written under a box)."""
     if not any(h.startswith("type ") and h.endswith("changed the page") for h in history):
         return None
     fields = [m for m in marks if m.role in ACTION_ROLES["type"]]
@@ -415,9 +415,7 @@ def form_button(marks: list[Mark], excluded: frozenset[TargetIdentity], history:
     bottom, right = last.box.y + last.box.height, last.box.x + last.box.width
     captions = {" ".join(words(c)) for f in fields for c in f.context[:2]}
 
-    def button_like(m: Mark) -> bool:
-        if m.role == "button":
-            return True
+    def drawn_as_button(m: Mark) -> bool:
         n = words(m.label)
         return not m.role and 1 <= len(n) <= 3 and " ".join(n) not in captions
 
@@ -425,8 +423,10 @@ def form_button(marks: list[Mark], excluded: frozenset[TargetIdentity], history:
         cy = m.box.y + m.box.height / 2
         return cy > bottom or (last.box.y <= cy <= bottom and m.box.x >= right)
 
-    fits = [m for m in marks if button_like(m) and after(m) and not dismissing(m.label)
-            and not (excluded and among(m.identity, excluded))]
+    usable = [m for m in marks if after(m) and not dismissing(m.label)
+              and not (excluded and among(m.identity, excluded))]
+    # a real button first: a role-less name may be a caption whose field this listing lacks
+    fits = [m for m in usable if m.role == "button"] or [m for m in usable if drawn_as_button(m)]
     if not fits:
         return None
     cx = last.box.x + last.box.width / 2
