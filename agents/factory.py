@@ -26,6 +26,7 @@ from agents.gating import Gating, GatingConfig
 from agents.hit_binding import HitBinding, HitBindingConfig
 from agents.imports import ImportTargetError, TargetConfig, load
 from agents.inner_scroll import InnerScroll, InnerScrollConfig
+from agents.interruptions import Interruptions, InterruptionsConfig
 from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
 from agents.navigation_undo import NavigationUndo, NavigationUndoConfig
 from agents.pipeline import Mechanism
@@ -73,7 +74,8 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig, HitBindingConfig,
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
-                  TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig):
+                  TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
+                  InterruptionsConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -109,6 +111,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("navigation_guard", lambda c: NavigationGuarding()),
     ("navigation_undo", lambda c: NavigationUndo()),
     ("uncover", lambda c: Uncover()),
+    ("interruptions", lambda c: Interruptions()),
     ("direct_navigation", lambda c: DirectNavigating()),
 ]
 

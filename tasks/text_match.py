@@ -135,3 +135,21 @@ def synonym_words(wanted: set[str], have: set[str]) -> tuple[set[str], set[str]]
             got |= words_asked
             used |= shown[i]
     return got, used
+
+
+# The answers that turn down what a popup offers and leave the page as it was ("Leave this page?":
+# Stay; "Exit to home page?": Cancel), and the words of a form's own action button ("Sign in",
+# "Search", "Go!"). Words, not phrases: "not now" is "not" and "now".
+DISMISSING = frozenset({"cancel", "close", "no", "dismiss", "not", "stay", "later", "x", "back",
+                        "reset", "clear", "keep"})
+SUBMITTING = frozenset({"submit", "login", "log", "sign", "signin", "register", "search", "send",
+                        "go", "continue", "confirm", "ok", "okay", "apply", "save", "next", "done",
+                        "find", "proceed", "update", "enter"})
+# A symbol-only close button ("×", "✕") has no word at all.
+CLOSE_SYMBOLS = frozenset({"×", "✕", "✖", "╳"})
+
+
+def dismissing(label: str) -> bool:
+    """Whether a button's name turns something down (Cancel, Close, No, Not now, Stay, ×)."""
+    name = label.strip()
+    return name in CLOSE_SYMBOLS or bool(set(words(name)) & DISMISSING)

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
-# 8: and uncovered.
-SCHEMA_VERSION = 8
+# 8: and uncovered. 9: and interruption.
+SCHEMA_VERSION = 9
 
 
 class Cost(BaseModel):
@@ -95,6 +95,9 @@ class StepRecord(BaseModel):
     perceptual_confidence: float = 1.0
     actionable: bool = True
     uncovered: str = ""  # agents/uncover.py: escape, click_away (uncovered the target) or still
+    # agents/interruptions.py: "appeared" (the action brought up a popup the plan does not
+    # mention), "dismissed: <its button>" (the step answered it so), "stayed: <its button>"
+    interruption: str = ""
     effective: bool = False
     # validate
     effect: str = ""

@@ -17,7 +17,9 @@ from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
 from tasks.text_match import (
     ICON_WORDS,
+    SUBMITTING,
     affixes,
+    dismissing,
     has_affixes,
     label_matches,
     ordinal,
@@ -54,6 +56,9 @@ ACTION_ROLES = {
 
 # Without an expected label, the description must match at least this well.
 MIN_SCORE = 1.5
+# What the form's action button counts when it is chosen for a submission no mark names
+# (`form_button`): below any name or caption match, so it is recognisable in `match_score`.
+FORM_BUTTON_SCORE = 0.5
 # What a word of the description counts when an icon shows it by another name of the same symbol
 # ("delete icon" for a "trash icon"): less than the word itself, so the exact name wins a tie.
 SYNONYM_WEIGHT = 0.75
@@ -154,7 +159,8 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
                  and w not in naming and w not in ICON_WORDS and len(name_words) <= 4)
     # A control without a name of its own (a text box after a plain "Username" label) is known
     # by what stands beside it, so its context weighs as much as a name would.
-    s += (1.0 if not name_words else 0.5) * _context_fit(desc, name_words, mark.context)
+    s += (1.0 if not name_words else 0.5) * _context_fit(desc, name_words, mark.context,
+                                                          says_more=not name_words)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in kind_words(target)))
     if mark.role in role_hints:
         s += 0.75
@@ -163,17 +169,34 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     return s
 
 
-def _context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...]) -> float:
+# A caption may say this many words more than the description and still name the control.
+CAPTION_SLACK = 2
+
+
+def _context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...],
+                 says_more: bool = False) -> float:
     """How well the best single piece of context (a heading, a row header, a group name) fits the
     description: matched words weighted by the share of that piece they explain, so "Colour"
-    beats "Keyboard colour" for "Silver checkbox in the Colour filter"."""
+    beats "Keyboard colour" for "Silver checkbox in the Colour filter".
+
+    `says_more` (a control without a name of its own): a short caption holding every word of the
+    description and a few more ("Movie Genre" for "Genre field", "Your account password" for
+    "Password field") names the control nearly as well as one that says just those words: each
+    word more, and each piece further from the control, costs a tenth, so the exact caption, and
+    the control's own caption before its neighbour's, still win. A caption sharing no word with
+    the description still counts nothing."""
     want = set(desc) - name_words
+    core = want - set(ROLE_WORDS)  # "Genre input": the caption need not say "input"
     best = 0.0
-    for piece in context:
+    for i, piece in enumerate(context):
         have = set(words(piece)) - STOP_WORDS
         hit = have & want
         if hit:
-            best = max(best, len(hit) * len(hit) / len(have))
+            fit = len(hit) * len(hit) / len(have)
+            extra = len(have - hit)
+            if says_more and core and core <= hit and extra <= CAPTION_SLACK:
+                fit = max(fit, len(hit) * (1.0 - 0.1 * extra - 0.1 * i))
+            best = max(best, fit)
     return best
 
 
@@ -208,7 +231,7 @@ class ScriptedWorker:
     async def decide(self, request: ChoiceRequest) -> Choice:
         assert request.subgoal is not None, "the scripted worker follows a plan"
         choice = self.match(request.subgoal, request.marks, request.excluded, request.prefer_toggle,
-                            request.places)
+                            request.places, request.history)
         if not self.latency_ms:
             return choice
         t0 = time.perf_counter()
@@ -218,8 +241,10 @@ class ScriptedWorker:
 
     def match(self, subgoal: Subgoal, marks: list[Mark],
               excluded: frozenset[TargetIdentity] = frozenset(), prefer_toggle: bool = False,
-              places: list[Mark] | None = None) -> Choice:
-        """The reply for this subgoal on this listing; reply None when no mark fits."""
+              places: list[Mark] | None = None, history: list[str] | None = None) -> Choice:
+        """The reply for this subgoal on this listing; reply None when no mark fits. With the
+        episode's `history` (what was done so far), a submission no mark names may go to the
+        form's action button (`form_button`)."""
         if not subgoal.targeted or (subgoal.action == "scroll" and subgoal.target is None):
             return Choice(WorkerReply(action=subgoal.action, url=subgoal.url,
                                         direction=subgoal.direction, answer=subgoal.text,
@@ -242,6 +267,10 @@ class ScriptedWorker:
                                places, excluded)
             if moved.mark is not None:
                 best = (moved.score, moved.mark)
+        if best is None and history and names_submission(subgoal):
+            button = form_button(marks, excluded, history)
+            if button is not None:
+                best = (FORM_BUTTON_SCORE, button)
         if best is None:
             return Choice(None)
         s, mark = best
@@ -368,6 +397,51 @@ class ScriptedWorker:
                             clear=subgoal.clear, then=subgoal.then, value=subgoal.value,
                             direction=subgoal.direction, offset=subgoal.offset)
         return Choice(reply, mark, s)
+
+
+def names_submission(subgoal: Subgoal) -> bool:
+    """A click on a form's submission: "Sign in button", "login button", "the Search button" (a
+    word of `SUBMITTING` among at most three words before "button")."""
+    if subgoal.action != "click" or subgoal.nth is not None:
+        return False
+    said_words = [w for w in words(said(subgoal.target or "")[0]) if w not in ("the", "a", "an")]
+    if not said_words or said_words[-1] != "button" or not 1 <= len(said_words) - 1 <= 3:
+        return False
+    return bool(set(said_words[:-1]) & SUBMITTING)
+
+
+def form_button(marks: list[Mark], excluded: frozenset[TargetIdentity], history: list[str]) -> Mark | None:
+    """The button that ends the group of fields the plan filled: after a `type` that changed the
+    page, the nearest button-like mark below the lowest text field (or right of it in its row),
+    not one that turns something down (Cancel, Back, Reset). A form's action button says what the
+    site calls it ("OK", "Continue", "Go!"), which the plan cannot know; where it sits it shares
+    with every form. Button-like: the role button; only where none is, a short name without a
+    role that is no field's caption (a div drawn as a button; not the "Year" written under a box)."""
+    if not any(h.startswith("type ") and h.endswith("changed the page") for h in history):
+        return None
+    fields = [m for m in marks if m.role in ACTION_ROLES["type"]]
+    if not fields:
+        return None
+    last = max(fields, key=lambda m: (m.box.y + m.box.height, m.box.x))
+    bottom, right = last.box.y + last.box.height, last.box.x + last.box.width
+    captions = {" ".join(words(c)) for f in fields for c in f.context[:2]}
+
+    def drawn_as_button(m: Mark) -> bool:
+        n = words(m.label)
+        return not m.role and 1 <= len(n) <= 3 and " ".join(n) not in captions
+
+    def after(m: Mark) -> bool:
+        cy = m.box.y + m.box.height / 2
+        return cy > bottom or (last.box.y <= cy <= bottom and m.box.x >= right)
+
+    usable = [m for m in marks if after(m) and not dismissing(m.label)
+              and not (excluded and among(m.identity, excluded))]
+    # a real button first: a role-less name may be a caption whose field this listing lacks
+    fits = [m for m in usable if m.role == "button"] or [m for m in usable if drawn_as_button(m)]
+    if not fits:
+        return None
+    cx = last.box.x + last.box.width / 2
+    return min(fits, key=lambda m: (max(0.0, m.box.y - bottom), abs(m.box.x + m.box.width / 2 - cx)))
 
 
 _FROM_END = re.compile(r"\bfrom the (?:right|end|bottom|last)\b|\blast\b", re.IGNORECASE)
