@@ -13,6 +13,11 @@ import json
 INTERACTIVE = ('a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],'
                '[contenteditable]:not([contenteditable=false i])')
 
+# What can hold the keyboard focus: the same controls narrowed to tab stops (a tabindex of -1 is
+# focusable by script only), for what acts by keys (agents/stepper.py).
+FOCUSABLE = ('a[href],button,input,select,textarea,summary,[tabindex]:not([tabindex="-1"]),'
+             '[contenteditable]:not([contenteditable=false i])')
+
 # Where a click does something: a control, or a <label>, which forwards the click to its control
 # (clicking "Remember me" ticks the box) though it is not a control of its own: a walker that
 # lists controls (the fingerprint, the synthetic reader's regions) leaves it out, since its text

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from playwright.async_api import Locator, Page
 
+from agents.interactive import FOCUSABLE
+
 # A set_value never presses more keys than this (a slider of 0..400 in steps of 1, end to end).
 MAX_PRESSES = 400
 # Keys pressed before the readout is read again: pages update on each press, and one read per
@@ -26,10 +28,6 @@ BATCH = 40
 # control already at its top end does not move up.
 PROBES = (("ArrowRight", ("ArrowRight", "ArrowLeft")), ("ArrowLeft", ("ArrowRight", "ArrowLeft")),
           ("ArrowUp", ("ArrowUp", "ArrowDown")), ("ArrowDown", ("ArrowUp", "ArrowDown")))
-
-# What can hold keyboard focus: agents/interactive.py's notion narrowed to tab stops.
-_FOCUSABLE = ('a[href],button,input,select,textarea,summary,[tabindex]:not([tabindex="-1"]),'
-              '[contenteditable]:not([contenteditable=false i])')
 
 # The focusable part of a control: the element itself, its nearest focusable ancestor, or its
 # first focusable descendant (a track holding a knob). Already focused (the page's own mousedown
@@ -124,7 +122,7 @@ async def focus_at(page: Page, point: tuple[float, float]) -> tuple[float, float
     await page.mouse.click(*point)
     handle = await page.evaluate_handle("([x, y]) => document.elementFromPoint(x, y)", list(point))
     element = handle.as_element()
-    centre = await element.evaluate(_FOCUS_JS, _FOCUSABLE) if element is not None else None
+    centre = await element.evaluate(_FOCUS_JS, FOCUSABLE) if element is not None else None
     if centre is None:
         raise SetValueError("set_value: nothing at the point takes the keyboard focus")
     return centre[0], centre[1]
@@ -133,7 +131,7 @@ async def focus_at(page: Page, point: tuple[float, float]) -> tuple[float, float
 async def focus_element(loc: Locator, timeout_ms: float) -> tuple[float, float]:
     """Give the element (or the focusable part of it) the keyboard focus; where it is."""
     await loc.scroll_into_view_if_needed(timeout=timeout_ms)
-    centre = await loc.evaluate(_FOCUS_JS, _FOCUSABLE, timeout=timeout_ms)
+    centre = await loc.evaluate(_FOCUS_JS, FOCUSABLE, timeout=timeout_ms)
     if centre is None:
         raise SetValueError("set_value: the element takes no keyboard focus and has no value to fill")
     return centre[0], centre[1]

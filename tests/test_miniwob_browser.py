@@ -105,10 +105,10 @@ def test_sliding_accordion_is_waited_out_before_the_point_click(tmp_path: Path) 
 
 
 def test_failed_episode_keeps_its_raw_reward(tmp_path: Path) -> None:
-    # use-slider's handle is a <span> with no role and no name, so "the slider" is never found
-    # (docs/figures.md, MiniWoB): the episode runs out of steps without a reward.
-    result = run_experiment(tmp_path, ["suite=miniwob", "suite.ids=[miniwob.use-slider]",
-                                       "perception=synthetic", "seeds=[0]",
+    # click-test-2 on seed 6: the button the plan names is not found (docs/figures.md, MiniWoB):
+    # the episode runs out of steps without a reward.
+    result = run_experiment(tmp_path, ["suite=miniwob", "suite.ids=[miniwob.click-test-2]",
+                                       "perception=synthetic", "seeds=[6]",
                                        "trace.playwright=false"])
     row = result.episodes.iloc[0]
     assert not row.success and row.failure in ("no_target", "max_steps")

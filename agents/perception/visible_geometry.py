@@ -91,6 +91,11 @@ _READ_JS = inject(r"""
       return d < best[1] ? [c[0], d] : best;
     }, ["", Infinity])[0];
   };
+  const paintedShape = (el) => {
+    if (!SHAPES.includes(el.tagName) || !el.ownerSVGElement || el.closest(CLICKABLE)) return false;
+    const svg = el.ownerSVGElement, sb = svg.getBoundingClientRect();
+    return sb.width >= 48 && sb.height >= 48 && !svg.querySelector(":scope > title");
+  };
   const shapeName = (el, r) => {
     const t = el.tagName;
     const points = t === "polygon" ? (el.getAttribute("points") || "").trim().split(/[\s,]+/).length / 2 : 0;
@@ -178,8 +183,9 @@ _READ_JS = inject(r"""
       // cheaper than the computed style looksInteractive may need.
       const r = el.getBoundingClientRect();
       if (r.width < 2 || r.height < 2 || r.right + ox < 0 || r.bottom + oy < 0 || r.left + ox > vw || r.top + oy > vh) continue;
-      if (SHAPES.includes(el.tagName) && el.ownerSVGElement && !el.closest(CLICKABLE)) {
-        // a painted shape (not a control's own icon): drawn as what it looks like
+      if (paintedShape(el)) {
+        // a painted shape (not a control's own icon, nor part of an icon-sized or titled drawing:
+        // a gear's circle, which is drawn as the control it is part of): drawn as what it looks like
         const b = visibleBox(el);
         if (b && r.width >= 10 && r.height >= 10 && onTop(el, r)) {
           out.push({ box: [b[0] + dx, b[1] + dy, b[2], b[3]], text: shapeName(el, r), kind: "shape",
