@@ -5,11 +5,11 @@ A candidate maps to the smallest interactive element under its centre (text simi
 ties), else to an element it mostly overlaps with a shared word; otherwise it stays unmatched.
 
 What a control shows is part of its name (WCAG's "label in name"; a field shows its value
-instead), so an element under the centre
-whose name shares no word with what vision read there is not what vision saw: it lies under
-something drawn over it (an open suggestion list over the form's button, a popup over a field).
-Such a candidate stays unmatched — the hit test (agents/hit_binding.py) or the coordinates reach
-what is really drawn there."""
+instead), so an element under the centre whose name shares no word with what vision read there
+is not what vision saw: it lies under something drawn over it (an open suggestion list over the
+form's button, a popup over a field). Such a candidate stays unmatched — the hit test
+(agents/hit_binding.py) or the coordinates reach what is really drawn there. A picture vision
+named ("trash icon") is no text read, and binds as before."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from agents.marks import Mark, Placed, Seen, dom_marks, element_mark, iou
 from agents.observation import Box, Element
 from agents.pipeline import Mechanism, Step, Unseen
 from agents.worker.base import PlanFollower
-from tasks.text_match import jaccard, near, words
+from tasks.text_match import ICON_WORDS, jaccard, near, words
 
 # An element of the DOM must fit the subgoal this much better than every mark to count as missed.
 MISSED_MARGIN = 0.2
@@ -41,8 +41,8 @@ SHOWS_VALUE = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slid
 def _contradicts(label: str, element: Element) -> bool:
     """Vision read words there (one of three letters or more) and the element's name has words,
     and not one of them is shared (a dropped character of a noisy label still counts as shared);
-    never for a control that shows a value rather than its name."""
-    if element.role in SHOWS_VALUE:
+    never for a control that shows a value rather than its name, nor for a picture vision named."""
+    if element.role in SHOWS_VALUE or ICON_WORDS & set(words(label)):
         return False
     seen, named = [w for w in words(label) if len(w) >= 3], set(words(element.label))
     return bool(seen) and bool(named) and not any(near(w, named) for w in seen) \

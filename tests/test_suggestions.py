@@ -88,3 +88,4 @@ def test_a_box_is_not_bound_to_a_control_whose_name_contradicts_what_vision_read
     assert match(over, "", button) is not None  # nothing read: the element under it
     field = [Placed(Element(ref="e2", role="combobox", name="From"), Box(x=10, y=100, width=140, height=24))]
     assert match(over, "Lisbon", field) is not None  # a field shows its value, not its name
+    assert match(over, "trash icon", [_placed("Remove row", over)]) is not None  # a picture, no text
