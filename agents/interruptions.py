@@ -16,7 +16,8 @@ How the agent knows the popup is an interruption, judged after every action of t
 The next step then presses that button instead of following the plan, and the plan's subgoal is
 tried again. Recorded per step in `interruption`: `appeared` on the action's step, `dismissed:
 <button>` on the step that answered it (`stayed: <button>` when the popup did not go away).
-Cost: two page evaluates per action of the agent; one click and a settle per interruption."""
+Cost: one page evaluate per action of the agent (buttons by their text content and place), a
+second when the fingerprint's control set changed; one click and a settle per interruption."""
 
 from __future__ import annotations
 
@@ -34,14 +35,14 @@ from tasks.text_match import dismissing, words
 
 # What counts as a button of the page, and how one is known across the action: its words and its
 # place (a popup's "OK" is not the form's "OK").
-_BUTTONS_JS = """
+_BUTTONS_JS = r"""
 () => {
   const sel = 'button, [role=button], input[type=button], input[type=submit], a[href], [onclick]';
   const buttons = [];
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0 || getComputedStyle(el).visibility === 'hidden') continue;
-    const text = (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 60);
+    if (r.width <= 0 || r.height <= 0) continue;
+    const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     buttons.push(text + '@' + Math.round(r.x / 4) + ',' + Math.round(r.y / 4));
   }
   const disabled = document.querySelectorAll(
@@ -52,7 +53,7 @@ _BUTTONS_JS = """
 
 # The layer the new buttons appeared in (the nearest dialog or positioned box around the first
 # of them) and the buttons it holds, or null.
-_LAYER_JS = """
+_LAYER_JS = r"""
 (before) => {
   const known = new Set(before);
   const sel = 'button, [role=button], input[type=button], input[type=submit], a[href], [onclick]';
@@ -60,7 +61,7 @@ _LAYER_JS = """
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0 || getComputedStyle(el).visibility === 'hidden') continue;
-    const text = (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 60);
+    const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     const key = text + '@' + Math.round(r.x / 4) + ',' + Math.round(r.y / 4);
     seen.push({ el, text, key, x: r.x + r.width / 2, y: r.y + r.height / 2 });
   }
@@ -83,13 +84,13 @@ _LAYER_JS = """
 """
 
 # Where a button of that name is now (the popup may have moved), or null when it is gone.
-_FIND_JS = """
+_FIND_JS = r"""
 (name) => {
   const sel = 'button, [role=button], input[type=button], input[type=submit], a[href], [onclick]';
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0) continue;
-    const text = (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 60);
+    const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     if (text === name) return [r.x + r.width / 2, r.y + r.height / 2];
   }
   return null;
@@ -129,6 +130,9 @@ class Interruptions(Mechanism):
     async def validated(self, step: Step, before: Fingerprint | None, after: Fingerprint | None) -> None:
         if self._before is None or self._pending is not None:
             return
+        if before is not None and after is not None and "dom" not in before.differs(after) \
+                and before.values == after.values:
+            return  # no control appeared, went or changed state: no new buttons, none disabled
         try:
             layer = await step.page.evaluate(_LAYER_JS, self._before["buttons"])
         except PlaywrightError:
