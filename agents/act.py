@@ -32,6 +32,7 @@ from agents.actions import (
     execute,
     locator_for,
 )
+from agents.interactive import CENTRE_HIT_JS
 from agents.marks import DEGRADED_CONFIDENCE, Mark
 from agents.observation import StaleRefError
 from agents.pipeline import Step
@@ -196,15 +197,10 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
 # not outside the viewport, not under another element).
 _IN_VIEW_JS = """
 (el) => {
-  const r = el.getBoundingClientRect();
-  if (r.width <= 0 || r.height <= 0) return false;
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
-  const root = el.getRootNode();
-  const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+  const hit = (CENTRE_HIT)(el);
   return !!hit && (hit === el || el.contains(hit) || hit.contains(el));
 }
-"""
+""".replace("CENTRE_HIT", CENTRE_HIT_JS)
 
 
 async def in_view(step: Step, mark: Mark) -> bool:

@@ -31,6 +31,18 @@ CLICKABLE = INTERACTIVE + ",label"
 # value holds the choice; in a closed dropdown it has no box at all) and is not counted.
 CLICK_OWNER = CLICKABLE + ",option"
 
+# The element on top at an element's centre (through its own shadow root), or null when the
+# element has no box or its centre lies outside the viewport: a JS function expression, for the
+# checks that ask whether a target is reachable there (agents/act.py, agents/uncover.py).
+CENTRE_HIT_JS = """(el) => {
+  const r = el.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return null;
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return null;
+  const root = el.getRootNode();
+  return (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+}"""
+
 _PLACEHOLDERS = {"__INTERACTIVE__": INTERACTIVE, "__CLICKABLE__": CLICKABLE,
                  "__CLICK_OWNER__": CLICK_OWNER}
 

@@ -22,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
 from agents.actions import CLICK_AWAY_POINT, AnyAction, Click, Expand, Hover, Select, SetValue, Type
+from agents.interactive import CENTRE_HIT_JS
 from agents.marks import Mark
 from agents.observation import StaleRefError
 from agents.pipeline import Mechanism, Step
@@ -35,12 +36,7 @@ NEEDS_TARGET = (Click, Expand, Hover, Type, Select, SetValue)
 # covers about the input's box; a popup is larger or elsewhere).
 _COVERED_JS = """
 (el) => {
-  const r = el.getBoundingClientRect();
-  if (r.width <= 0 || r.height <= 0) return false;
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
-  const root = el.getRootNode();
-  const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+  const hit = (CENTRE_HIT)(el), r = el.getBoundingClientRect();
   if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return false;
   if (el.labels && Array.from(el.labels).some((l) => l.contains(hit))) return false;
   let layer = null;
@@ -54,7 +50,7 @@ _COVERED_JS = """
   const inter = ix * iy, union = r.width * r.height + b.width * b.height - inter;
   return union > 0 && inter / union < 0.5;
 }
-"""
+""".replace("CENTRE_HIT", CENTRE_HIT_JS)
 
 # The focus is in a search field (Escape would clear it), and whether a press at the corner
 # would land on something that takes a click.
