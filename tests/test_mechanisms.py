@@ -118,7 +118,10 @@ def test_ambient_filter_sees_through_a_ticking_clock(tmp_path: Path) -> None:
     _, keyed = run(tmp_path, "noop-bid-live", "0,1,2", "agent.region_scope=false")
     _, unkeyed = run(tmp_path, "noop-bid-live", "0,1,2", "agent.region_scope=false", "agent.ambient_key=false")
     assert "ambient" not in set(unkeyed.miss_reason) and (unkeyed.miss_reason == "text").any()
-    assert keyed.vision_calls.sum() < unkeyed.vision_calls.sum()
+    # Per step, not per run: how often the first "Place bid" is tried again before the guard drops
+    # it depends on the clock's timing, so the runs' step counts differ by a few.
+    assert ((keyed.cache == "hit") & (keyed.miss_reason == "ambient")).any()
+    assert keyed.vision_calls.mean() < unkeyed.vision_calls.mean()
 
 
 def test_navigation_guard_blocks_redirect_bait(tmp_path: Path) -> None:
