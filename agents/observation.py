@@ -185,6 +185,10 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
     return elements
 
 
+# Controls whose caption stands before them (above, or left on the row), as forms place them;
+# a checkbox's or a radio's stands after it.
+FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slider"})
+
 # Containers that are one record each: a control inside one belongs to all of it (a table row's
 # key cell, however far from the row's button; a list item's or a card's heading).
 ROW_ROLES = frozenset({"row", "listitem", "article"})
@@ -210,10 +214,14 @@ def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[st
         reach = len(siblings) if nodes[parent]["role"] in ROW_ROLES else wanted
         order = [siblings[j] for d in range(1, reach + 1) for j in (here - d, here + d)
                  if 0 <= j < len(siblings)]
+        field = nodes[node_ref]["role"] in FIELD_ROLES
         for other in order:
             sib = nodes[other]
             if sib["role"] in INTERACTIVE_ROLES or sib["role"] == "iframe":
                 continue
+            j = siblings.index(other)
+            if field and j > here and j + 1 < len(siblings) and nodes[siblings[j + 1]]["role"] in FIELD_ROLES:
+                continue  # a caption right before the next field is that field's, not this one's
             label = sib["name"] or sib["text"] or " ".join(texts.get(other, ()))
             if label:
                 out.append(label)

@@ -228,3 +228,44 @@ def test_reads_the_shop_fixture_page_in_chromium() -> None:
     assert _compact(small.candidates[0].label) == "couponcode"
     submit = _find(large, "Submit")
     assert submit.box.y1 < 0.5 and submit.box.x1 - submit.box.x0 < 0.1
+
+
+@pytest.fixture(scope="module")
+def captioned() -> bytes:
+    """Text-less controls, each with its caption where forms put it: an empty text box right of
+    "Given name"; another three pixels below a coloured band (their outlines join in the edge
+    map, their insides do not); a text box drawn as an underline below "Mobile number"; a
+    checkbox with rounded corners left of "Italian"; a switch (a pill) at the far end of the
+    "Push notices" row."""
+    image = Image.new("RGB", (640, 330), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=20)
+    draw.text((20, 22), "Given name", fill=(20, 20, 20), font=font)
+    draw.rectangle((160, 16, 400, 46), outline=(120, 120, 120), width=1)
+    draw.rectangle((0, 60, 640, 100), fill=(255, 240, 0))
+    draw.text((20, 108), "Phone", fill=(20, 20, 20), font=font)
+    draw.rectangle((160, 103, 400, 131), outline=(120, 120, 120), width=1)
+    draw.text((20, 150), "Mobile number", fill=(20, 20, 20), font=font)
+    draw.rectangle((20, 204, 280, 205), fill=(90, 90, 110))
+    draw.rounded_rectangle((20, 232, 38, 250), radius=4, outline=(110, 110, 110), width=1)
+    draw.text((48, 230), "Italian", fill=(20, 20, 20), font=font)
+    draw.text((20, 282), "Push notices", fill=(20, 20, 20), font=font)
+    draw.rounded_rectangle((440, 280, 480, 302), radius=11, fill=(187, 187, 187))
+    draw.ellipse((443, 283, 459, 299), fill="white")
+    return _png(image)
+
+
+def test_text_less_controls_are_found_and_named_by_their_captions(captioned: bytes) -> None:
+    result = _perceive(captioned, "large")
+    assert result.error_type == "", result.error
+    # (compared without spaces: OCR may drop a narrow one, "Givenname")
+    shapes = {(c.kind, _compact(c.label)) for c in result.candidates if c.kind != "text"}
+    assert {("field", "givenname"), ("field", "phone"), ("field", "mobilenumber"),
+            ("checkbox", "italian"), ("checkbox", "pushnotices")} <= shapes, shapes
+    h = 330
+    underline = next(c for c in result.candidates if c.kind == "field" and _compact(c.label) == "mobilenumber")
+    assert underline.box.y0 * h < 204 <= underline.box.y1 * h  # the band above the line, and the line
+    # a caption is also read as text of its own; the captions stay text candidates too
+    assert {"givenname", "italian"} <= {_compact(c.label) for c in result.candidates if c.kind == "text"}
+    # the small tier reads text only: no shapes, so no captions tied
+    assert {c.kind for c in _perceive(captioned, "small").candidates} == {"text"}

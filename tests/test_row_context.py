@@ -48,6 +48,30 @@ def test_a_row_is_context_whole_and_other_containers_their_nearest_pieces() -> N
     assert "six" in go and "three" in go and "two" not in go and "one" not in go
 
 
+FORM = """\
+- main [ref=e1]:
+  - generic [ref=e2]: Mobile number
+  - textbox [ref=e3]
+  - generic [ref=e4]: Backup e-mail
+  - textbox [ref=e5]
+  - generic [ref=e6]: Remarks
+- generic [ref=e7]:
+  - checkbox [ref=e8]
+  - generic [ref=e9]: Pottery
+  - checkbox [ref=e10]
+  - generic [ref=e11]: Guitar
+"""
+
+
+def test_a_caption_right_before_the_next_field_is_not_this_fields() -> None:
+    elements = parse_snapshot(FORM)
+    # (captions stand before a field: "Backup e-mail" is the second box's, not the first's too)
+    assert "Mobile number" in elements["e3"].context and "Backup e-mail" not in elements["e3"].context
+    assert elements["e5"].context[0] == "Backup e-mail" and "Remarks" in elements["e5"].context
+    # a checkbox's caption stands after it: both of its neighbours stay its context
+    assert {"Pottery", "Guitar"} <= set(elements["e10"].context)
+
+
 def test_the_row_of_the_named_key_is_chosen_over_a_row_that_mentions_it(tmp_path: Path) -> None:
     run = run_experiment(tmp_path, [f"sites.dirs=[{HERE / 'sites'}]", f"tasks.dirs=[{HERE / 'tasks'}]",
                                     "suite=fixtures", "suite.ids=[invoices-pay]", "seeds=[0,1,2,3]",

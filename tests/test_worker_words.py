@@ -17,3 +17,12 @@ def test_a_text_area_is_a_kind_of_control() -> None:
     button = box.model_copy(update={"role": "button", "label": "Cancel"})
     want = Subgoal(action="scroll", target="user agreement text area", direction="down")
     assert score(want, box) >= MIN_SCORE > score(want, button)
+
+
+def test_words_a_reader_ran_together_count_as_the_words_they_join() -> None:
+    # OCR drops a narrow space: "Textmessages" read for the caption "Text messages"
+    switch = Mark(number=1, box=Box(x=0, y=0, width=40, height=22), label="Textmessages")
+    other = switch.model_copy(update={"label": "Weekly summary"})
+    want = Subgoal(action="click", target="Text messages switch")
+    assert score(want, switch) >= MIN_SCORE > score(want, other)
+    assert score(want, switch) == score(want, switch.model_copy(update={"label": "Text messages"}))

@@ -272,8 +272,9 @@ def _classify(comp: np.ndarray, s: float) -> str:
         return ""
     if 10 * s <= w <= 32 * s and 10 * s <= h <= 32 * s and abs(w - h) <= 0.2 * max(w, h):
         filled = _filled(comp)
-        if filled.mean() >= 0.85 and _corner_fill(filled, 2) >= 0.5:
-            return "checkbox"  # square box, empty or ticked
+        if (filled.mean() >= 0.85 and _corner_fill(filled, 2) >= 0.5) or \
+                filled.mean() >= 0.9:
+            return "checkbox"  # square box (corners sharp or rounded), empty or ticked
         disc = np.pi / 4
         if abs(filled.mean() - disc) <= 0.12 and _corner_fill(filled, max(2, h // 6)) <= 0.15:
             return "checkbox"  # radio ring
@@ -306,8 +307,59 @@ def _drop_patterns(shapes: list[_Shape]) -> list[_Shape]:
     return [sh for sh in shapes if id(sh) not in drop]
 
 
+def _empty_boxes(mask: np.ndarray, text_boxes: Sequence[tuple[float, float, float, float]],
+                 s: float) -> list[_Shape]:
+    """Empty text boxes found by their inside: a region of the page that the edge map closes all
+    round (the box's outline), about rectangular, wider than tall, as high as a line of text
+    plus padding, and with nothing drawn in it. Unlike the outline, the inside stays apart from
+    whatever the box touches (a panel's edge two pixels away joins outlines, not insides)."""
+    import cv2
+
+    free = (mask == 0).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    H, W = mask.shape
+    out: list[_Shape] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if x == 0 or y == 0 or x + w >= W or y + h >= H:
+            continue  # the page around everything
+        if not (10 * s <= h <= 44 * s and 40 * s <= w <= 900 * s and w >= 2.5 * h):
+            continue
+        if area < 0.95 * w * h:
+            continue  # not a rectangle, or something drawn inside (a value, a glyph)
+        box = (x, y, x + w, y + h)
+        if any(_inter(box, tb) > 0.2 * w * h for tb in text_boxes):
+            continue  # (a caption's loose box may reach a little into the field below it)
+        # the outline: the inside grown by the border the edge map drew (about 3 px)
+        out.append(_Shape(x - 3, y - 3, x + w + 3, y + h + 3, "field"))
+    return out
+
+
+def _underlines(mask: np.ndarray, text_boxes: Sequence[tuple[float, float, float, float]],
+                s: float) -> list[_Shape]:
+    """Text boxes drawn as a line only (a bottom border, as material designs draw them): a
+    horizontal rule as long as a field with the height of a line of text above it empty, no
+    outline, no text. The box is that empty band and the line."""
+    import cv2
+
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    band = int(round(14 * s))  # the empty part looked at: less than a caption's gap above a field
+    out: list[_Shape] = []
+    for i in range(1, n):
+        x, y, w, h, _area = (int(v) for v in stats[i])
+        if not (120 * s <= w <= 700 * s and h <= 6 * s) or y - band < 0:
+            continue
+        if mask[y - band: y - 1, x: x + w].any():
+            continue  # something drawn right above: a value typed in, a table's rule, a heading
+        if any(_inter((x, y - band, x + w, y), tb) > 0 for tb in text_boxes):
+            continue
+        out.append(_Shape(x, max(0, y - int(round(20 * s))), x + w, y + h, "field"))
+    return out
+
+
 def _detect_shapes(image: np.ndarray, lines: Sequence[_Line]) -> list[_Shape]:
-    """Text-less widgets: connected components of the edge map, classified by geometry."""
+    """Text-less widgets: connected components of the edge map, classified by geometry; empty
+    text boxes also by their inside and by an underline."""
     import cv2
 
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -318,15 +370,16 @@ def _detect_shapes(image: np.ndarray, lines: Sequence[_Line]) -> list[_Shape]:
     # device scale: screenshots of a 1280-px-wide viewport at DPR 2 are 2560 px wide
     s = max(1.0, image.shape[1] / 1600)
     text_boxes = [(ln.x0, ln.y0, ln.x1, ln.y1) for ln in lines]
-    found: list[_Shape] = []
+    found: list[_Shape] = _empty_boxes(mask, text_boxes, s) + _underlines(mask, text_boxes, s)
     for i in range(1, n):
         x, y, w, h, _area = (int(v) for v in stats[i])
         if w < 5 * s or h < 4 * s or w > 700 * s or h > 80 * s:
             continue
         box = (x, y, x + w, y + h)
-        # text inside: a labelled button or a filled input; the OCR line stands for it
+        # text inside: a labelled button or a filled input; the OCR line stands for it (not a
+        # ring read as the letter O)
         if any(tb[0] >= x - 2 and tb[2] <= x + w + 2 and tb[1] >= y - 2 and tb[3] <= y + h + 2
-               for tb in text_boxes):
+               for tb, ln in zip(text_boxes, lines) if ln.text.strip() not in ("O", "o")):
             continue
         kind = _classify(labels[y:y + h, x:x + w] == i, s)
         in_text = max((_inter(box, tb) for tb in text_boxes), default=0.0) / (w * h)
@@ -359,7 +412,8 @@ def _detect_shapes(image: np.ndarray, lines: Sequence[_Line]) -> list[_Shape]:
     return result
 
 
-_LEAD_GLYPHS = re.compile(r"^[\s○◯●◉◎□■☐☑☒✓✔]+")
+_LEAD_GLYPHS = re.compile(r"^[\s○◯●◉◎□■☐☑☒✓✔口回]+")
+_WORDLIKE = re.compile(r"[^\W_]")  # a letter or a digit
 _EDGE_JUNK = re.compile(r"^[\s\[\]|]+|[\s\[\]|]+$")
 
 
@@ -379,6 +433,43 @@ def _detach_glyphs(lines: list[_Line], shapes: Sequence[_Shape]) -> None:
             if m and len(ln.text) > m.end():
                 ln.text = ln.text[m.end():]
             ln.x0 = max(ln.x0, float(sh.x1))
+
+
+def _caption(sh: _Shape, lines: Sequence[_Line], s: float) -> str:
+    """The text a text-less widget is known by: the caption drawn beside it, as forms place them.
+    A box, ring or switch is captioned by the line just right of it on its row, else by the
+    line left of it on its row (a switch at the end of a settings row); a text box or a slider
+    by the line left of it on its row, else by the line just above it, starting about where it
+    starts. "" when none is close enough: an icon, or a widget with its caption elsewhere."""
+    if sh.kind == "icon":
+        return ""
+    cy = (sh.y0 + sh.y1) / 2
+
+    def on_row(ln: _Line) -> bool:
+        return ln.y0 <= cy <= ln.y1 or sh.y0 <= (ln.y0 + ln.y1) / 2 <= sh.y1
+
+    def text(ln: _Line) -> str:
+        # not a line the widget itself was read as (a ring read as "O")
+        inside = _inter((sh.x0, sh.y0, sh.x1, sh.y1), (ln.x0, ln.y0, ln.x1, ln.y1))
+        return "" if inside >= 0.5 * (ln.x1 - ln.x0) * (ln.y1 - ln.y0) else _clean(ln.text)
+
+    # (a line may start inside the box's right half: OCR took in part of the box)
+    right = [ln for ln in lines if on_row(ln) and ln.x0 >= (sh.x0 + sh.x1) / 2 and ln.x1 > sh.x1
+             and ln.x0 - sh.x1 <= 2 * (ln.y1 - ln.y0) and text(ln)]
+    # a switch (a pill, wider than tall) may end a settings row far from its caption
+    pill = sh.kind == "checkbox" and sh.x1 - sh.x0 >= 1.4 * (sh.y1 - sh.y0)
+    reach = 420 * s if pill else 2 * (sh.y1 - sh.y0) if sh.kind == "checkbox" else 200 * s
+    # (a line's loose box may take in the widget's left edge: "Email[")
+    left = [ln for ln in lines if on_row(ln) and (ln.x0 + ln.x1) / 2 < sh.x0
+            and sh.x0 - ln.x1 <= reach and text(ln)]
+    above = [ln for ln in lines if (ln.y0 + ln.y1) / 2 < sh.y0 and ln.y1 <= sh.y0 + 0.4 * (sh.y1 - sh.y0)
+             and sh.y0 - ln.y1 <= 1.5 * (ln.y1 - ln.y0)
+             and sh.x0 - 24 * s <= ln.x0 <= sh.x0 + 0.5 * (sh.x1 - sh.x0) and text(ln)]
+    nearest_right = min(right, key=lambda ln: ln.x0, default=None)
+    nearest_left = max(left, key=lambda ln: ln.x1, default=None)
+    nearest_above = max(above, key=lambda ln: ln.y1, default=None)
+    order = (nearest_right, nearest_left) if sh.kind == "checkbox" else (nearest_left, nearest_above)
+    return next((text(ln) for ln in order if ln is not None), "")
 
 
 # --------------------------------------------------------------------------- ranking
@@ -472,14 +563,16 @@ def perceive_sync(image: bytes, subgoal: str, hints: Sequence[str], tier_cfg: Oc
     arr = _decode(image)
     h, w = arr.shape[:2]
     scale = min(tier_cfg.scale, tier_cfg.max_side / max(h, w))
+    # (a line that is only a box or ring glyph, "口" or "☐", or only a dot, is a widget)
     lines = [ln for ln in _run_ocr(arr, scale, threads, tier_cfg.max_line_aspect)
-             if ln.score >= tier_cfg.min_text_score and ln.text.strip()]
+             if ln.score >= tier_cfg.min_text_score and _WORDLIKE.search(_LEAD_GLYPHS.sub("", ln.text))]
     shapes = _detect_shapes(arr, lines) if tier_cfg.shapes else []
     if shapes:
         _detach_glyphs(lines, shapes)
     raw = [_Raw(ln.x0, ln.y0, ln.x1, ln.y1, _clean(ln.text), ln.score, "text") for ln in lines]
     raw = [r for r in raw if r.label]
-    raw += [_Raw(sh.x0, sh.y0, sh.x1, sh.y1, "", SHAPE_CONFIDENCE[sh.kind], sh.kind)
+    s = max(1.0, w / 1600)
+    raw += [_Raw(sh.x0, sh.y0, sh.x1, sh.y1, _caption(sh, lines, s), SHAPE_CONFIDENCE[sh.kind], sh.kind)
             for sh in shapes]
     out = []
     for r in _rank(raw, subgoal, hints, cap):

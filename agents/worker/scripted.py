@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import re
 import time
+from itertools import pairwise
 
 from agents.marks import Mark, TargetIdentity, among, iou
 from agents.observation import Box
@@ -113,6 +114,17 @@ def names_symbol_exactly(subgoal: Subgoal, mark: Mark) -> bool:
     return bool(ICON_WORDS & label) and any(parts <= label for parts in symbol_names(desc).values())
 
 
+def unjoined(name_words: set[str], desc: list[str]) -> set[str]:
+    """A name's words with two of the description's run together ("textmessages" read for "Text
+    messages": a reader of pixels drops a narrow space) counted as those two words."""
+    out = set(name_words)
+    for a, b in pairwise(desc):
+        if a + b in out:
+            out.discard(a + b)
+            out |= {a, b}
+    return out
+
+
 def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: bool = True) -> float:
     """Higher is a better match; <= 0 means this mark is not a plausible target. When the plan
     names the visible label, a mark that does not show it is never chosen; when the description
@@ -135,7 +147,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     if mark.role and mark.role in negated:
         return 0.0
     desc = [w for w in words(_AFFIX_CLAUSE.sub(" ", target)) if w not in STOP_WORDS]
-    name_words = set(words(mark.label))
+    name_words = unjoined(set(words(mark.label)), desc)
     s = 0.0
     if start or end:
         # the name's edges are what the description asks for: as good as a named label, and the
