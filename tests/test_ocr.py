@@ -269,3 +269,24 @@ def test_text_less_controls_are_found_and_named_by_their_captions(captioned: byt
     assert {"givenname", "italian"} <= {_compact(c.label) for c in result.candidates if c.kind == "text"}
     # the small tier reads text only: no shapes, so no captions tied
     assert {c.kind for c in _perceive(captioned, "small").candidates} == {"text"}
+
+
+def test_a_named_word_inside_a_line_gets_a_box_of_its_own() -> None:
+    # a link inside a sentence: OCR reads the whole line, whose centre is not on the link
+    image = Image.new("RGB", (640, 120), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=22)
+    sentence, word = "Orci velit volutpat eu elementum nunc.", "volutpat"
+    draw.text((20, 40), sentence, fill=(20, 20, 20), font=font)
+    x0 = 20 + draw.textlength(sentence[: sentence.index(word)], font=font)
+    x1 = x0 + draw.textlength(word, font=font)
+    png = _png(image)
+    result = _perceive(png, "small", subgoal="volutpat link")
+    boxed = [c for c in result.candidates if c.label == "volutpat"]
+    assert boxed, [c.label for c in result.candidates]
+    left, _, right, _ = _px(boxed[0], 640, 120)
+    assert x0 - 6 <= left and right <= x1 + 6, (left, right, x0, x1)
+    assert result.candidates[0] is boxed[0] or result.candidates[0].label == "volutpat"  # ranked first
+    # the line stays a candidate too; only whole words are cut out ("elem" is no word of it)
+    assert any(len(c.label) > 30 for c in result.candidates)
+    assert not [c for c in _perceive(png, "small", subgoal="elem link").candidates if c.label == "elem"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agents.marks import Mark
 from agents.observation import Box
+from agents.enrichment import MISSED_MARGIN
 from agents.worker.scripted import MIN_SCORE, kind_words, score
 from tasks.schema import Subgoal
 
@@ -26,3 +27,11 @@ def test_words_a_reader_ran_together_count_as_the_words_they_join() -> None:
     want = Subgoal(action="click", target="Text messages switch")
     assert score(want, switch) >= MIN_SCORE > score(want, other)
     assert score(want, switch) == score(want, switch.model_copy(update={"label": "Text messages"}))
+
+
+def test_between_two_marks_showing_the_label_the_one_in_the_plans_case_wins() -> None:
+    lower = Mark(number=1, box=Box(x=0, y=0, width=40, height=16), role="link", label="eget")
+    upper = lower.model_copy(update={"number": 2, "label": "Eget"})
+    want = Subgoal(action="click", target="Eget link", label="Eget")
+    assert score(want, upper) > score(want, lower) >= MIN_SCORE
+    assert score(want, upper) - score(want, lower) < MISSED_MARGIN

@@ -100,6 +100,8 @@ class _Line:
     y1: float
     text: str
     score: float
+    # the recogniser's characters with where each one starts and ends (x), when it gave them
+    chars: tuple[tuple[str, float, float], ...] = ()
 
 
 def _run_ocr(image: np.ndarray, scale: float, threads: int,
@@ -128,7 +130,8 @@ def _run_ocr(image: np.ndarray, scale: float, threads: int,
     lines: list[_Line] = []
     for item in result or []:
         for ln in _split_line(item):
-            lines.append(_Line(ln.x0 / sx, ln.y0 / sy, ln.x1 / sx, ln.y1 / sy, ln.text, ln.score))
+            lines.append(_Line(ln.x0 / sx, ln.y0 / sy, ln.x1 / sx, ln.y1 / sy, ln.text, ln.score,
+                               tuple((c, a / sx, b / sx) for c, a, b in ln.chars)))
     return lines
 
 
@@ -160,6 +163,8 @@ def _split_line(item: Sequence[Any]) -> list[_Line]:
         return [line]
     char_boxes = [np.asarray(b, dtype=np.float32) for b in item[3]]
     chars, char_scores = list(item[4]), list(item[5])
+    spans = [(str(c), float(b[:, 0].min()), float(b[:, 0].max())) for c, b in zip(chars, char_boxes)]
+    line.chars = tuple(spans)
     height = line.y1 - line.y0
     groups: list[list[int]] = [[]]
     last_x1: float | None = None
@@ -188,7 +193,7 @@ def _split_line(item: Sequence[Any]) -> list[_Line]:
             seg_score = float(np.mean([char_scores[i] for i in solid]))
         else:
             seg_score = score
-        out.append(_Line(x0, line.y0, x1, line.y1, seg, seg_score))
+        out.append(_Line(x0, line.y0, x1, line.y1, seg, seg_score, tuple(spans[i] for i in idx)))
     return out or [line]
 
 
@@ -533,14 +538,60 @@ def _rank(raw: list[_Raw], subgoal: str, hints: Sequence[str], cap: int) -> list
     # reading order: rows of roughly equal top, then left to right
     raw = sorted(raw, key=lambda r: (round(r.y0 / 12), r.x0))
     hints = [h for h in hints if h and h.strip()]
+    named = {_compact(p) for p in _phrases(subgoal, hints)}
 
-    def key(r: _Raw) -> tuple[float, float, bool]:
+    def key(r: _Raw) -> tuple[float, float, bool, bool]:
         hinted = max((hint_score(r.label, h) for h in hints), default=0.0) if r.label else 0.0
         # a line of running text is seldom a control's label: after the short ones
         prose = len(r.label.split()) > 6 or len(r.label) > 48
-        return (-hinted, -relevance(r.label, r.kind, subgoal), prose)
+        # just the word the subgoal names, before the line around it
+        return (-hinted, -relevance(r.label, r.kind, subgoal), _compact(r.label) not in named, prose)
 
     return sorted(raw, key=key)[:cap]
+
+
+# Words of a subgoal that say what kind of thing it is, not what it says.
+_GENERIC_WORDS = frozenset({
+    "link", "button", "tab", "field", "box", "item", "label", "text", "section", "entry",
+    "heading", "header", "word", "words", "line", "row", "cell",
+}).union(*_KIND_WORDS.values())
+
+
+def _phrases(subgoal: str, hints: Sequence[str]) -> list[str]:
+    """What a candidate's box may be cut down to: each hint whole, and each word of the subgoal
+    that names something (three letters or more, not a stop word nor a kind of control)."""
+    out = [h for h in hints if len(_compact(h)) >= 3]
+    out += [w for w in re.findall(r"[0-9a-z]+", subgoal.casefold())
+            if len(w) >= 3 and w not in _STOPWORDS and w not in _GENERIC_WORDS]
+    return list({_compact(p): p for p in reversed(out)}.values())[::-1]  # one of each
+
+
+def _phrase_boxes(lines: Sequence[_Line], phrases: Sequence[str]) -> list[_Raw]:
+    """A phrase the subgoal names inside a longer line (a link inside a sentence, a word of a
+    list run together on one line) as a candidate of its own, boxed by the recogniser's
+    characters for it: a click at the line's centre would miss it. Only whole words match."""
+    out: list[_Raw] = []
+    for ln in lines:
+        if not ln.chars:
+            continue
+        keep = [i for i, (c, _a, _b) in enumerate(ln.chars) if c.isalnum()]
+        flat = "".join(ln.chars[i][0] for i in keep).casefold()
+        for phrase in phrases:
+            want = _compact(phrase)
+            if not want or want == flat:
+                continue
+            start = flat.find(want)
+            while start >= 0:
+                first, last = keep[start], keep[start + len(want) - 1]
+                before = ln.chars[first - 1][0] if first > 0 else " "
+                after = ln.chars[last + 1][0] if last + 1 < len(ln.chars) else " "
+                if not before.isalnum() and not after.isalnum():
+                    pad = 0.1 * (ln.y1 - ln.y0)
+                    out.append(_Raw(ln.chars[first][1] - pad, ln.y0, ln.chars[last][2] + pad, ln.y1,
+                                    "".join(c for c, _a, _b in ln.chars[first:last + 1]).strip(),
+                                    ln.score, "text"))
+                start = flat.find(want, start + 1)
+    return out
 
 
 # --------------------------------------------------------------------------- backend
@@ -571,6 +622,7 @@ def perceive_sync(image: bytes, subgoal: str, hints: Sequence[str], tier_cfg: Oc
         _detach_glyphs(lines, shapes)
     raw = [_Raw(ln.x0, ln.y0, ln.x1, ln.y1, _clean(ln.text), ln.score, "text") for ln in lines]
     raw = [r for r in raw if r.label]
+    raw += _phrase_boxes(lines, _phrases(subgoal, hints))
     s = max(1.0, w / 1600)
     raw += [_Raw(sh.x0, sh.y0, sh.x1, sh.y1, _caption(sh, lines, s), SHAPE_CONFIDENCE[sh.kind], sh.kind)
             for sh in shapes]

@@ -160,6 +160,8 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
             s += 3.0
         elif label and label in name:
             s += 1.5
+        if re.search(rf"(?<!\w){re.escape(subgoal.label.strip())}(?!\w)", mark.label):
+            s += CASE_BONUS  # written as the plan writes it: "Eget" before "eget"
     s += sum(1.0 for w in desc if w in name_words)
     by_synonym, naming = symbol_synonyms(desc, name_words, synonyms)
     s += SYNONYM_WEIGHT * len(by_synonym)
@@ -180,6 +182,9 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         s += 1.0
     return s
 
+
+# Between two marks that show the plan's label, the one that writes it in the same case.
+CASE_BONUS = 0.15  # less than the margin by which the DOM must know a better fit (MISSED_MARGIN)
 
 # A caption may say this many words more than the description and still name the control.
 CAPTION_SLACK = 2
