@@ -129,3 +129,45 @@ def test_a_link_seen_inside_a_sentence_finds_the_box_beside_it() -> None:
     assert len(terms) == 1 and abs(terms[0]["box"][0] - tick["x"]) < 1
     assert any("I agree to the" in c for c in terms[0]["context"])
     assert help_ == []
+
+
+TRACK_PAGE = """<!doctype html><body style="margin:0">
+<p style="margin:10px">Volume</p>
+<div id="track" style="position:absolute; left:20px; top:60px; width:200px; height:8px; border:1px solid #ccc">
+  <span style="position:absolute; left:90px; top:-5px; width:14px; height:16px; background:#eee; border:1px solid #aaa"></span>
+</div>
+<script>document.getElementById("track").addEventListener("mousedown", () => {});</script>
+</body>"""
+
+
+def test_a_box_vision_named_only_by_its_kind_keeps_its_point() -> None:
+    # a track whose listener a script attached: no pointer cursor, no onclick, no role; a box
+    # over it that vision called "slider" stays (for the coordinate route), one over the caption
+    # text "Volume" is dropped
+    import asyncio
+    from types import SimpleNamespace
+
+    from playwright.async_api import async_playwright
+
+    from agents.hit_binding import HitBinding
+    from agents.marks import Mark
+    from agents.observation import Box
+    from harness.browser import BrowserSettings, launch
+
+    async def main() -> list[Mark]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page()
+                await page.set_content(TRACK_PAGE)
+                slider = Mark(number=1, box=Box(x=20, y=60, width=202, height=10), label="slider",
+                              source="vision")
+                words = Mark(number=2, box=Box(x=10, y=10, width=60, height=20), label="Volume",
+                             source="vision")
+                step = SimpleNamespace(page=page, rec=SimpleNamespace(hit_bound=0))
+                return await HitBinding().bind(step, [], [slider, words])  # type: ignore[arg-type]
+            finally:
+                await browser.close()
+
+    kept = asyncio.run(main())
+    assert [m.label for m in kept] == ["slider"]

@@ -290,3 +290,17 @@ def test_a_named_word_inside_a_line_gets_a_box_of_its_own() -> None:
     # the line stays a candidate too; only whole words are cut out ("elem" is no word of it)
     assert any(len(c.label) > 30 for c in result.candidates)
     assert not [c for c in _perceive(png, "small", subgoal="elem link").candidates if c.label == "elem"]
+
+
+def test_an_upright_outlined_slider_is_boxed_by_its_track_and_called_a_slider() -> None:
+    # a jQuery UI-like vertical slider: an outlined track 10 px wide, a knob 14 px standing out
+    image = Image.new("RGB", (320, 240), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((40, 30, 50, 190), radius=3, outline=(170, 170, 170), fill="white")
+    draw.rounded_rectangle((38, 140, 52, 154), radius=3, outline=(150, 150, 150), fill=(240, 240, 240))
+    result = _perceive(_png(image), "large")
+    sliders = [c for c in result.candidates if c.kind == "slider"]
+    assert len(sliders) == 1, result.candidates
+    x0, y0, x1, y1 = _px(sliders[0], 320, 240)
+    assert sliders[0].label == "slider"  # no caption: called what it is
+    assert 38 <= x0 and x1 <= 54 and y0 <= 32 and y1 >= 188, (x0, y0, x1, y1)

@@ -230,7 +230,7 @@ def _slider_like(mask: np.ndarray) -> bool:
     bottom = np.where(mask, ys, -1).max(axis=0)
     extent = np.where(cols, bottom - top + 1, 0)
     band = float(np.median(extent[cols]))
-    if band > 0.7 * h or band > h - 4:
+    if band > 0.8 * h or band > h - 3:  # (an outlined track: its two edges make a band of its height)
         return False
     tall = extent >= 0.8 * h
     # the longest run of tall columns is the knob: about as wide as the bar is high
@@ -239,6 +239,17 @@ def _slider_like(mask: np.ndarray) -> bool:
         run = run + 1 if t else 0
         best = max(best, run)
     return 0.3 * h <= best <= 2.5 * h and int(tall.sum()) <= 3 * h
+
+
+def _track(mask: np.ndarray) -> tuple[int, int]:
+    """Where a slider's track lies across it (first and last row): the band most of its columns
+    span, the knob that stands out of it left out."""
+    h = mask.shape[0]
+    cols = mask.any(axis=0)
+    ys = np.arange(h)[:, None]
+    top = np.where(mask, ys, h).min(axis=0)[cols]
+    bottom = np.where(mask, ys, -1).max(axis=0)[cols]
+    return int(np.median(top)), int(np.median(bottom)) + 1
 
 
 def _filled(mask: np.ndarray) -> np.ndarray:
@@ -268,11 +279,13 @@ def _frame_fraction(mask: np.ndarray, band: int = 2) -> float:
 def _classify(comp: np.ndarray, s: float) -> str:
     """What a text-free connected component of the edge map looks like, or "" if nothing."""
     h, w = comp.shape
-    if w >= 60 * s and 4 * s <= h <= 30 * s and w >= 6 * h:
+    if h >= 60 * s and 4 * s <= w <= 30 * s and h >= 4 * w and _slider_like(comp.T):
+        return "slider"  # standing upright
+    if w >= 60 * s and 4 * s <= h <= 30 * s and w >= 4 * h:
         if _slider_like(comp):
-            return "slider"
+            return "slider"  # (a short track: its knob stands out of it, 4 heights long will do)
         inner = comp[5:-5, 5:-5]
-        if h >= 14 * s and _frame_fraction(comp) >= 0.85 and inner.size and inner.mean() <= 0.1:
+        if w >= 6 * h and h >= 14 * s and _frame_fraction(comp) >= 0.85 and inner.size and inner.mean() <= 0.1:
             return "field"  # an empty input box
         return ""
     if 10 * s <= w <= 32 * s and 10 * s <= h <= 32 * s and abs(w - h) <= 0.2 * max(w, h):
@@ -378,7 +391,7 @@ def _detect_shapes(image: np.ndarray, lines: Sequence[_Line]) -> list[_Shape]:
     found: list[_Shape] = _empty_boxes(mask, text_boxes, s) + _underlines(mask, text_boxes, s)
     for i in range(1, n):
         x, y, w, h, _area = (int(v) for v in stats[i])
-        if w < 5 * s or h < 4 * s or w > 700 * s or h > 80 * s:
+        if w < 5 * s or h < 4 * s or w > 700 * s or h > 700 * s or (h > 80 * s and w > 30 * s):
             continue
         box = (x, y, x + w, y + h)
         # text inside: a labelled button or a filled input; the OCR line stands for it (not a
@@ -392,7 +405,16 @@ def _detect_shapes(image: np.ndarray, lines: Sequence[_Line]) -> list[_Shape]:
             continue  # a glyph of a text line
         if kind in ("slider", "field") and in_text >= 0.5:
             continue
-        if kind:
+        if kind == "slider":
+            # the track's box, as its element is drawn (the knob may stand out of it)
+            comp = labels[y:y + h, x:x + w] == i
+            if h > w:
+                a, b = _track(comp.T)
+                found.append(_Shape(x + a, y, x + b, y + h, kind))
+            else:
+                a, b = _track(comp)
+                found.append(_Shape(x, y + a, x + w, y + b, kind))
+        elif kind:
             found.append(_Shape(x, y, x + w, y + h, kind))
     # A component inside another found shape is part of it (tick in a box, knob in a pill).
     found.sort(key=lambda sh: -sh.area)
@@ -412,6 +434,11 @@ def _detect_shapes(image: np.ndarray, lines: Sequence[_Line]) -> list[_Shape]:
                       if _inter((sh.x0, sh.y0, sh.x1, sh.y1), (ln.x0, ln.y0, ln.x1, ln.y1))
                       >= 0.6 * sh.area]
             if any(sh.x0 - ln.x0 > 0.35 * (ln.y1 - ln.y0) for ln in inside):
+                continue
+            # and with its label after it in the line: a line that ends with it is a glyph ("21"
+            # read as a box), unless it was read as the widget itself ("O" for a ring)
+            if any(ln.x1 - sh.x1 < 0.5 * (ln.y1 - ln.y0) and ln.text.strip() not in ("O", "o")
+                   for ln in inside):
                 continue
         result.append(sh)
     return result
@@ -445,7 +472,8 @@ def _caption(sh: _Shape, lines: Sequence[_Line], s: float) -> str:
     A box, ring or switch is captioned by the line just right of it on its row, else by the
     line left of it on its row (a switch at the end of a settings row); a text box or a slider
     by the line left of it on its row, else by the line just above it, starting about where it
-    starts. "" when none is close enough: an icon, or a widget with its caption elsewhere."""
+    starts. "" when none is close enough ("slider" for a slider): an icon, or a widget with its
+    caption elsewhere."""
     if sh.kind == "icon":
         return ""
     cy = (sh.y0 + sh.y1) / 2
@@ -474,7 +502,9 @@ def _caption(sh: _Shape, lines: Sequence[_Line], s: float) -> str:
     nearest_left = max(left, key=lambda ln: ln.x1, default=None)
     nearest_above = max(above, key=lambda ln: ln.y1, default=None)
     order = (nearest_right, nearest_left) if sh.kind == "checkbox" else (nearest_left, nearest_above)
-    return next((text(ln) for ln in order if ln is not None), "")
+    # a slider without a caption is called what it is, as the synthetic reader calls a knob on a
+    # track (its element seldom has a role: a hand-made or jQuery UI one)
+    return next((text(ln) for ln in order if ln is not None), "slider" if sh.kind == "slider" else "")
 
 
 # --------------------------------------------------------------------------- ranking
