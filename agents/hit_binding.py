@@ -32,11 +32,6 @@ from agents.interactive import inject
 from agents.marks import Mark, Seen, iou
 from agents.observation import Box
 from agents.pipeline import Mechanism, Step
-from tasks.text_match import words
-
-
-# A label that only says what kind of control vision saw drawn there (no words read on it).
-DRAWN_CONTROLS = frozenset({"slider", "checkbox", "switch", "toggle"})
 
 
 class HitBindingConfig(BaseModel):
@@ -235,10 +230,6 @@ class HitBinding(Mechanism):
                 centre = bool(got.get("centre"))
                 add(mark, got["parts"], "" if centre else mark.label,
                     mark.label if centre and len(got["parts"]) == 1 else "")
-            elif set(words(mark.label)) and set(words(mark.label)) <= DRAWN_CONTROLS:
-                # vision named no text there but a control by how it is drawn ("slider"): a
-                # script's listeners (a jQuery UI track) leave no trace here; its point stays
-                out.append(mark)
             # "inert": text that takes no click, not something to act on
         for s, got in zip(partly, found[len(loose):len(loose) + len(partly)]):
             base = Mark(number=0, box=s.box, label=s.label, confidence=s.confidence, source="vision")

@@ -22,5 +22,7 @@ def test_the_scripted_worker_waits_its_latency_per_decision(tmp_path: Path) -> N
     decided = slow_steps[slow_steps.action != ""]
     assert len(decided) and (decided.worker_ms >= 250).all()
     assert (pd.read_parquet(fast.run_dir / "steps.parquet").worker_ms == 0).all()
-    assert slow.episodes.wall_s.iloc[0] >= fast.episodes.wall_s.iloc[0] + 0.25 * len(decided) * 0.9
+    # the waiting happens inside the episode (not beside it): its wall time holds every wait
+    # (compared within the slow run: against the fast run's wall time it was at the mercy of load)
+    assert slow.episodes.wall_s.iloc[0] >= decided.worker_ms.sum() / 1000
     assert slow.episodes.config_hash.iloc[0] != fast.episodes.config_hash.iloc[0]
