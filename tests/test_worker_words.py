@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from agents.enrichment import MISSED_MARGIN
 from agents.marks import Mark
 from agents.observation import Box
-from agents.enrichment import MISSED_MARGIN
 from agents.worker.scripted import MIN_SCORE, kind_words, score
 from tasks.schema import Subgoal
 
