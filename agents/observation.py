@@ -212,14 +212,13 @@ def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[st
         siblings = children.get(parent, [])
         here = siblings.index(node_ref)
         reach = len(siblings) if nodes[parent]["role"] in ROW_ROLES else wanted
-        order = [siblings[j] for d in range(1, reach + 1) for j in (here - d, here + d)
-                 if 0 <= j < len(siblings)]
+        order = [j for d in range(1, reach + 1) for j in (here - d, here + d) if 0 <= j < len(siblings)]
         field = nodes[node_ref]["role"] in FIELD_ROLES
-        for other in order:
+        for j in order:
+            other = siblings[j]
             sib = nodes[other]
             if sib["role"] in INTERACTIVE_ROLES or sib["role"] == "iframe":
                 continue
-            j = siblings.index(other)
             if field and j > here and j + 1 < len(siblings) and nodes[siblings[j + 1]]["role"] in FIELD_ROLES:
                 continue  # a caption right before the next field is that field's, not this one's
             label = sib["name"] or sib["text"] or " ".join(texts.get(other, ()))
