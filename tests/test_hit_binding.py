@@ -129,4 +129,3 @@ def test_a_link_seen_inside_a_sentence_finds_the_box_beside_it() -> None:
     assert len(terms) == 1 and abs(terms[0]["box"][0] - tick["x"]) < 1
     assert any("I agree to the" in c for c in terms[0]["context"])
     assert help_ == []
-
