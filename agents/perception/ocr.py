@@ -27,6 +27,7 @@ from agents.perception.ocr_shapes import (
     clean,
     detach_glyphs,
     detect_shapes,
+    device_scale,
 )
 from tasks.trace import Cost
 
@@ -249,11 +250,12 @@ class _Raw:
     kind: str
 
 
-def _rank(raw: list[_Raw], subgoal: str, hints: Sequence[str], cap: int) -> list[_Raw]:
+def _rank(raw: list[_Raw], subgoal: str, hints: Sequence[str], cap: int,
+          phrases: Sequence[str] = ()) -> list[_Raw]:
     # reading order: rows of roughly equal top, then left to right
     raw = sorted(raw, key=lambda r: (round(r.y0 / 12), r.x0))
     hints = [h for h in hints if h and h.strip()]
-    named = {_compact(p) for p in _phrases(subgoal, hints)}
+    named = {_compact(p) for p in phrases}  # (`_phrases` of the subgoal and hints)
 
     def key(r: _Raw) -> tuple[float, float, bool, bool]:
         hinted = max((hint_score(r.label, h) for h in hints), default=0.0) if r.label else 0.0
@@ -337,12 +339,13 @@ def perceive_sync(image: bytes, subgoal: str, hints: Sequence[str], tier_cfg: Oc
         detach_glyphs(lines, shapes)
     raw = [_Raw(ln.x0, ln.y0, ln.x1, ln.y1, clean(ln.text), ln.score, "text") for ln in lines]
     raw = [r for r in raw if r.label]
-    raw += _phrase_boxes(lines, _phrases(subgoal, hints))
-    s = max(1.0, w / 1600)
+    phrases = _phrases(subgoal, hints)
+    raw += _phrase_boxes(lines, phrases)
+    s = device_scale(w)
     raw += [_Raw(sh.x0, sh.y0, sh.x1, sh.y1, caption(sh, lines, s), SHAPE_CONFIDENCE[sh.kind], sh.kind)
             for sh in shapes]
     out = []
-    for r in _rank(raw, subgoal, hints, cap):
+    for r in _rank(raw, subgoal, hints, cap, phrases):
         x0, y0 = max(0.0, r.x0 / w), max(0.0, r.y0 / h)
         x1, y1 = min(1.0, r.x1 / w), min(1.0, r.y1 / h)
         if x1 - x0 <= 1e-6 or y1 - y0 <= 1e-6:

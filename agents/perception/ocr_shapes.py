@@ -13,6 +13,12 @@ from itertools import pairwise
 import numpy as np
 
 
+def device_scale(width: int) -> float:
+    """Pixels per CSS pixel, about: screenshots of a 1280-px-wide viewport at DPR 2 are 2560 px
+    wide. Sizes in this module are CSS pixels times this."""
+    return max(1.0, width / 1600)
+
+
 @dataclass
 class Line:
     """One OCR line in pixel space of the original image."""
@@ -213,8 +219,7 @@ def detect_shapes(image: np.ndarray, lines: Sequence[Line]) -> list[Shape]:
     # close one-pixel gaps only, so that controls 3-4 px apart stay separate
     mask = cv2.dilate(edges, np.ones((2, 2), np.uint8), iterations=1)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    # device scale: screenshots of a 1280-px-wide viewport at DPR 2 are 2560 px wide
-    s = max(1.0, image.shape[1] / 1600)
+    s = device_scale(image.shape[1])
     text_boxes = [(ln.x0, ln.y0, ln.x1, ln.y1) for ln in lines]
     found: list[Shape] = _empty_boxes(mask, text_boxes, s) + _underlines(mask, text_boxes, s)
     for i in range(1, n):
