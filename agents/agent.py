@@ -20,7 +20,7 @@ from agents.perception.base import VisionBackend
 from agents.pipeline import Episode, Step
 from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
 from agents.settle import Settler
-from agents.worker.base import PlanFollower, Worker
+from agents.worker.base import PlanFollower, Worker, WorkerReply
 from tasks.schema import TARGETED_ACTIONS, Subgoal
 from tasks.trace import StepRecord
 
@@ -165,6 +165,7 @@ class GroundingAgent:
         if mark is not None:
             rec.mark_rank, rec.relevance = mark.number, mark.relevance
             rec.match_score, rec.target_role, rec.target_name = round(choice.score, 3), mark.role, mark.label
+            rec.resemblance = mark.resemblance
             rec.target_context = mark.context_text
             rec.perceptual_confidence, rec.source = mark.confidence, mark.source
         return await act.act_and_validate(step, mark, choice.reply, choice.to)
@@ -215,6 +216,16 @@ class GroundingAgent:
             await act.act_and_validate(step, mark, opener.reply)
             rec.effect = f"revealed: {rec.effect}" if rec.effect else "revealed"
             return 0
+        for m in step.episode.mechanisms:
+            submenu = await m.opener(step)
+            if submenu is not None:
+                rec.mark_rank, rec.relevance, rec.source = submenu.number, submenu.relevance, submenu.source
+                rec.target_role, rec.target_name = submenu.role, submenu.label
+                rec.target_context = submenu.context_text
+                await act.act_and_validate(step, submenu, WorkerReply(action="hover", mark=submenu.number))
+                rec.effect = f"revealed: {m.name} {rec.effect}".rstrip()
+                rec.error_type, rec.error = "", ""
+                return 0
         if isinstance(step.episode.worker, PlanFollower) and await act.explore(step):
             return 0
         if not rec.error_type:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from agents import perceive, som
+from agents import perceive, pictures, som
 from agents.marks import PLACE_ROLES, Mark, element_mark
 from agents.pipeline import Step, Unseen
 from agents.worker.base import Choice, ChoiceRequest, PlanFollower
@@ -21,9 +21,17 @@ async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
     """One decision of the worker on this listing; its cost goes to the step's record."""
     episode, rec = step.episode, step.rec
     image = None
+    size = step.page.viewport_size or {"width": 1280, "height": 720}
+    viewport = (size["width"], size["height"])
+    png = await step.page.screenshot() if episode.worker.sees_image or (subgoal.looks_like and marks) else b""
+    if subgoal.looks_like and marks:
+        # the picture the target shows, compared with what each mark shows on the screen now
+        try:
+            marks = pictures.resemble(png, marks, subgoal.looks_like, viewport)
+        except pictures.PictureError as exc:
+            rec.error_type, rec.error = "picture_error", str(exc)[:300]
     if episode.worker.sees_image:
-        size = step.page.viewport_size or {"width": 1280, "height": 720}
-        image = som.draw(await step.page.screenshot(), marks, (size["width"], size["height"]))
+        image = som.draw(png, marks, viewport)
     choice = await episode.worker.decide(ChoiceRequest(
         goal=episode.brief.goal, subgoal=subgoal, marks=marks, history=episode.history,
         excluded=episode.excluded(), prefer_toggle=episode.prefer_toggle, image=image,

@@ -35,6 +35,7 @@ from agents.region_scope import RegionScope, RegionScopeConfig
 from agents.settle import SettleConfig
 from agents.snapping import Snapping, SnappingConfig
 from agents.subgoal_relevance import SubgoalRelevance, SubgoalRelevanceConfig
+from agents.submenus import Submenus, SubmenusConfig
 from agents.tiers import Tiers, TiersConfig
 from agents.transient import Transient, TransientConfig
 from agents.uncover import Uncover, UncoverConfig
@@ -75,7 +76,7 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
-                  InterruptionsConfig):
+                  InterruptionsConfig, SubmenusConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -112,6 +113,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("navigation_undo", lambda c: NavigationUndo()),
     ("uncover", lambda c: Uncover()),
     ("interruptions", lambda c: Interruptions()),
+    ("submenus", lambda c: Submenus()),
     ("direct_navigation", lambda c: DirectNavigating()),
 ]
 

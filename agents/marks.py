@@ -51,6 +51,9 @@ class Mark(BaseModel):
     # A control drawn without a name: the boxes of the alike controls beside it (itself among
     # them), as the page lays them out (agents/hit_binding.py); () when not known.
     peers: tuple[Box, ...] = ()
+    # How alike the picture a subgoal's `looks_like` gives is to what the mark shows, 0..1
+    # (agents/pictures.py); 0 when the subgoal gives no picture.
+    resemblance: float = 0.0
 
     def listing_line(self) -> str:
         """How the mark reads in the text listing shown to a language-model worker."""

@@ -205,6 +205,11 @@ class Mechanism:
     async def recover(self, step: Step, pipeline: Recovery) -> None:
         """After the worker chose: a second look when the choice is doubtful."""
 
+    async def opener(self, step: Step) -> Mark | None:
+        """Nothing fits the subgoal: a mark of the listing whose opening, by hovering it, may
+        show the target (a closed submenu); None when this mechanism knows none."""
+        return None
+
     async def clipped(self, step: Step, mark: Mark) -> bool:
         """A DOM element within the viewport's height that a scrolling container clips, or that
         lies left or right of the viewport: it must be scrolled into view to be seen."""

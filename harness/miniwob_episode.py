@@ -4,6 +4,7 @@ built from the utterance the page shows, and the verdict is read from MiniWoB's 
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 from playwright.async_api import Page
@@ -32,6 +33,25 @@ _START_JS = f"""(seed) => {{
 
 _TASK_READY_JS = "() => WOB_TASK_READY === true"
 
+# The instruction as text, each picture in it (an icon drawn by an <img>, an <svg>, a canvas or a
+# background image, with no text of its own) written "[picture N]", and the pictures' boxes.
+_QUERY_JS = """() => {
+  const query = document.querySelector('#query');
+  const all = [...query.querySelectorAll('*')];
+  const boxes = [], marks = new Map();
+  all.forEach((el, i) => {
+    if (el.textContent.trim() || [...marks.keys()].some((k) => all[k].contains(el))) return;
+    const r = el.getBoundingClientRect(), bg = getComputedStyle(el).backgroundImage;
+    const drawn = /^(IMG|SVG|CANVAS|PICTURE)$/i.test(el.tagName) || (bg && bg !== 'none');
+    if (!drawn || r.width < 4 || r.height < 4) return;
+    boxes.push({x: r.x, y: r.y, width: r.width, height: r.height});
+    marks.set(i, boxes.length);
+  });
+  const copy = query.cloneNode(true), copies = [...copy.querySelectorAll('*')];
+  for (const [i, n] of marks) copies[i].replaceWith(` [picture ${n}] `);
+  return {text: boxes.length ? copy.textContent : query.innerText, boxes};
+}"""
+
 _REWARD_JS = """() => ({done: WOB_DONE_GLOBAL === true, raw: Number(WOB_RAW_REWARD_GLOBAL),
   reason: WOB_REWARD_REASON === null || WOB_REWARD_REASON === undefined ? ''
     : String(WOB_REWARD_REASON)})"""
@@ -58,6 +78,7 @@ class MiniwobEpisode:
     def __init__(self, task: MiniwobTask, seed: int, scripted: bool, timeout_ms: int = 10_000) -> None:
         self.task, self.seed, self.scripted, self.timeout_ms = task, seed, scripted, timeout_ms
         self.utterance = ""
+        self.pictures: dict[str, str] = {}  # "[picture N]" in the utterance: the picture, a data: URL
 
     def brief(self, origin: str, allowed_origins: list[str]) -> Brief:
         """The brief before the page is open: where to start; the plan comes from the page."""
@@ -73,13 +94,19 @@ class MiniwobEpisode:
         except Exception as exc:
             raise MiniwobPageError(f"{self.task.start} did not start a MiniWoB episode: "
                                    f"{str(exc).splitlines()[0]}") from exc
-        # Read as a user reads it: the visible text of the instruction above the task area.
-        return " ".join((await page.locator("#query").inner_text()).split())
+        # Read as a user reads it: the visible text of the instruction above the task area, and
+        # the pictures it shows, each cut from the screen as a data: URL (a subgoal's looks_like).
+        query = await page.evaluate(_QUERY_JS)
+        self.pictures = {f"[picture {i}]": "data:image/png;base64," + base64.b64encode(
+            await page.screenshot(clip=box)).decode() for i, box in enumerate(query["boxes"], 1)}
+        return " ".join(query["text"].split())
 
     async def prepare(self, page: Page, brief: Brief) -> Brief:
         self.utterance = await self.start(page)
         if self.scripted:
-            plan = build_plan(self.task.task_type, self.utterance)
+            plan = [s.model_copy(update={"looks_like": self.pictures[s.looks_like]})
+                    if s.looks_like in self.pictures else s
+                    for s in build_plan(self.task.task_type, self.utterance)]
             steps = plan_steps(plan)
         else:
             # A worker that plans for itself gets one open subgoal per step: the next action

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import yaml
+from PIL import Image
 from pydantic import ValidationError
 
 from tasks.schema import Task
@@ -51,11 +52,29 @@ def _read_yaml(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
 def load_task(path: Path) -> Task:
     data = _read_yaml(path)
     try:
-        return Task.model_validate(data)
+        task = Task.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or "<root>"
         raise TaskFileError(path, field, err["msg"]) from None
+    return _with_pictures(path, task)
+
+
+def _with_pictures(path: Path, task: Task) -> Task:
+    """A subgoal's `looks_like` file, resolved against the task file's folder and checked to be a
+    picture Pillow can read (a data: URL is read when it is used)."""
+    plan = list(task.plan)
+    for i, sub in enumerate(plan):
+        if sub.looks_like is None or sub.looks_like.startswith("data:"):
+            continue
+        picture = (path.parent / sub.looks_like).resolve()
+        try:
+            with Image.open(picture) as im:
+                im.verify()
+        except (OSError, SyntaxError) as exc:
+            raise TaskFileError(path, f"plan.{i}.looks_like", f"not a picture: {picture} ({exc})") from None
+        plan[i] = sub.model_copy(update={"looks_like": str(picture)})
+    return task.model_copy(update={"plan": plan}) if plan != list(task.plan) else task
 
 
 def load_tasks(dirs: Iterable[str | Path]) -> dict[str, Task]:

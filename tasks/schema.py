@@ -71,6 +71,10 @@ class Subgoal(_Strict):
                                           "may count the action unseen (a click in a sequence)")
     reveal: str | None = Field(None, description="controls that may hide the target (tabs, collapsed "
                                                  "sections, folders): opened one by one until it shows")
+    looks_like: str | None = Field(
+        None, description="a picture the target shows (an icon the instruction draws): a PNG or "
+                          "JPEG file, its path relative to the task file, or a data: URL; the target "
+                          "is chosen among the marks that show a picture alike")
 
     @model_validator(mode="after")
     def _arguments_fit_action(self) -> Subgoal:
@@ -90,6 +94,8 @@ class Subgoal(_Strict):
             raise ValueError("until and pixels belong to action 'scroll'")
         if self.action != "scroll" and "direction" in self.model_fields_set:
             raise ValueError("direction belongs to action 'scroll'")
+        if self.looks_like is not None and self.action not in TARGETED_ACTIONS:
+            raise ValueError(f"looks_like needs a targeted action, not {self.action!r}")
         return self
 
     @property

@@ -110,11 +110,35 @@ SYMBOLS: tuple[tuple[str, ...], ...] = (
 ICON_WORDS = frozenset({"icon", "icons", "symbol", "glyph", "pictogram"})
 
 
-def symbol_names(have: set[str]) -> dict[int, frozenset[str]]:
-    """The symbols (indices into SYMBOLS) these words name, each with the words that name it (the
-    longest of its names present)."""
+# What a form asks for and the names forms give it: a task says "last name" where the page says
+# "Surname", "ZIP code" where it says "Postcode". The common fields of address, contact and sign-up
+# forms (the concepts of HTML's autocomplete tokens), in the words people and pages use for them.
+# Used only where the target is a field (`field_synonyms`). A date's year, month or day count as
+# the date: "the year" goes into a field captioned "Released date" when no field says "year".
+FIELD_NAMES: tuple[tuple[str, ...], ...] = (
+    ("first name", "given name", "forename", "christian name"),
+    ("last name", "surname", "family name"),
+    ("email", "e mail", "mail address"),
+    ("phone", "telephone", "tel", "mobile", "cell"),
+    ("zip", "zip code", "postcode", "postal code", "post code"),
+    ("company", "organisation", "organization", "employer"),
+    ("street", "address line", "street address"),
+    ("city", "town"),
+    ("state", "province", "county"),
+    ("username", "user name", "login", "user id"),
+    ("password", "passphrase", "passcode"),
+    ("birthday", "date of birth", "birth date", "dob"),
+    ("date", "year", "month", "day"),
+    ("quantity", "qty"),
+)
+
+
+def symbol_names(have: set[str], table: tuple[tuple[str, ...], ...] | None = None
+                 ) -> dict[int, frozenset[str]]:
+    """The symbols (indices into `table`, SYMBOLS by default) these words name, each with the words
+    that name it (the longest of its names present)."""
     out: dict[int, frozenset[str]] = {}
-    for i, names in enumerate(SYMBOLS):
+    for i, names in enumerate(SYMBOLS if table is None else table):
         for name in sorted(names, key=lambda n: -len(n.split())):
             parts = frozenset(name.split())
             if parts <= have:
@@ -123,11 +147,12 @@ def symbol_names(have: set[str]) -> dict[int, frozenset[str]]:
     return out
 
 
-def synonym_words(wanted: set[str], have: set[str]) -> tuple[set[str], set[str]]:
-    """Where `have` names a symbol `wanted` names by other words ("delete" for "trash"): the wanted
-    words so named and the words of `have` that name them. A symbol both name with one word is an
-    exact match, not a synonym, and is left out."""
-    asked, shown = symbol_names(wanted), symbol_names(have)
+def synonym_words(wanted: set[str], have: set[str], table: tuple[tuple[str, ...], ...] | None = None
+                  ) -> tuple[set[str], set[str]]:
+    """Where `have` names a symbol (of `table`, SYMBOLS by default) `wanted` names by other words
+    ("delete" for "trash"): the wanted words so named and the words of `have` that name them. A
+    symbol both name with one word is an exact match, not a synonym, and is left out."""
+    asked, shown = symbol_names(wanted, table), symbol_names(have, table)
     got: set[str] = set()
     used: set[str] = set()
     for i, words_asked in asked.items():

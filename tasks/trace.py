@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
 # 8: and uncovered. 9: and interruption.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 class Cost(BaseModel):
@@ -81,6 +81,7 @@ class StepRecord(BaseModel):
     mark_rank: int = 0
     relevance: float = 0.0
     match_score: float = 0.0
+    resemblance: float = 0.0  # the chosen mark's to the subgoal's `looks_like` picture (0: none given)
     target_role: str = ""
     target_name: str = ""
     # where the chosen target is: its nearby labels and ancestors' names, nearest first, " | "

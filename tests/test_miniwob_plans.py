@@ -111,9 +111,13 @@ def test_hover_plans_open_each_submenu() -> None:
     menu2 = build_plan("click-menu-2", 'Click the "Menu" button, and then find and click on the '
                                        'item labeled "Zoom Out".')
     assert [(s.action, s.label) for s in menu2] == [("click", "Menu"), ("click", "Zoom Out")]
+    # the instruction draws the icon; the episode reads it as "[picture 1]" and gives the picture
     icon = build_plan("click-menu-2", 'Click the "Menu" button, and then find and click on the '
-                                      "item with the icon.")
-    assert icon[1].target == "menu item with an icon" and icon[1].label is None
+                                      "item with the [picture 1] icon.")
+    assert icon[1].looks_like == "[picture 1]" and icon[1].label is None
+    text_only = build_plan("click-menu-2", 'Click the "Menu" button, and then find and click on '
+                                           "the item with the icon.")
+    assert text_only[1].looks_like is None and text_only[1].nth == 1
 
 
 def test_drag_plans_name_the_item_and_where_it_goes() -> None:

@@ -14,9 +14,11 @@ from itertools import pairwise
 
 from agents.marks import Mark, TargetIdentity, among, iou
 from agents.observation import Box
+from agents.pictures import RESEMBLES
 from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
 from tasks.text_match import (
+    FIELD_NAMES,
     ICON_WORDS,
     SUBMITTING,
     affixes,
@@ -96,14 +98,30 @@ def said(target: str) -> tuple[str, set[str]]:
     return _NEGATED.sub(" ", target), negated
 
 
-def symbol_synonyms(desc: list[str], name_words: set[str], synonyms: bool = True
+def symbol_synonyms(desc: list[str], name_words: set[str], synonyms: bool = True, field: bool = False
                     ) -> tuple[set[str], set[str]]:
     """The description's words an icon shows by another name of the same UI symbol ("trash" shown
-    as "delete"), and the label's words that name them; none unless the description or the label
-    is an icon's (`ICON_WORDS`), so the names of text controls are compared word for word."""
-    if not synonyms or not (ICON_WORDS & (set(desc) | name_words)):
+    as "delete"), or a field by another name of what it asks for ("last name" shown as "Surname",
+    `field`), and the label's words that name them; none unless the description or the label is an
+    icon's (`ICON_WORDS`) or the target a field, so other controls are compared word for word."""
+    if not synonyms:
+        return set(), set()
+    if field:
+        return synonym_words(set(desc), name_words, FIELD_NAMES)
+    if not (ICON_WORDS & (set(desc) | name_words)):
         return set(), set()
     return synonym_words(set(desc), name_words)
+
+
+# The roles that take typed text, and the words that say a target is one.
+TEXT_FIELDS = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+FIELD_WORDS = frozenset({"field", "input", "textbox", "textarea"})
+
+
+def is_field(subgoal: Subgoal, mark: Mark) -> bool:
+    """Whether the target is a field: typed into, asked for as one, or a mark that is one."""
+    return (subgoal.action == "type" or mark.role in TEXT_FIELDS
+            or bool(FIELD_WORDS & set(kind_words(subgoal.target or ""))))
 
 
 def names_symbol_exactly(subgoal: Subgoal, mark: Mark) -> bool:
@@ -146,6 +164,8 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     target, negated = said(subgoal.target or "")
     if mark.role and mark.role in negated:
         return 0.0
+    if subgoal.looks_like and mark.resemblance < RESEMBLES:
+        return 0.0  # the plan shows the picture and this mark does not show it
     desc = [w for w in words(_AFFIX_CLAUSE.sub(" ", target)) if w not in STOP_WORDS]
     name_words = unjoined(set(words(mark.label)), desc)
     s = 0.0
@@ -162,10 +182,13 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
             s += 1.5
         if re.search(rf"(?<!\w){re.escape(subgoal.label.strip())}(?!\w)", mark.label):
             s += CASE_BONUS  # written as the plan writes it: "Eget" before "eget"
+    if subgoal.looks_like:
+        s += PICTURE_WEIGHT * mark.resemblance  # the picture names it as a label would
     s += sum(1.0 for w in desc if w in name_words)
-    by_synonym, naming = symbol_synonyms(desc, name_words, synonyms)
+    field = is_field(subgoal, mark)
+    by_synonym, naming = symbol_synonyms(desc, name_words, synonyms, field)
     s += SYNONYM_WEIGHT * len(by_synonym)
-    if not subgoal.label and not (start or end):
+    if not subgoal.label and not (start or end) and not subgoal.looks_like:
         # A short label that says something the description does not ("previous" for a "next"
         # arrow) contradicts it; a synonym of its words does not, nor does "icon", which says only
         # that a picture is named.
@@ -174,7 +197,8 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     # A control without a name of its own (a text box after a plain "Username" label) is known
     # by what stands beside it, so its context weighs as much as a name would.
     s += (1.0 if not name_words else 0.5) * _context_fit(desc, name_words, mark.context,
-                                                          says_more=not name_words)
+                                                          says_more=not name_words,
+                                                          renames=field and synonyms)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in kind_words(target)))
     if mark.role in role_hints:
         s += 0.75
@@ -182,6 +206,10 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         s += 1.0
     return s
 
+
+# What the picture a subgoal shows (`looks_like`) counts, times the mark's resemblance: as much as
+# a label shown exactly, so the picture, not the description's generic words, decides.
+PICTURE_WEIGHT = 3.0
 
 # Between two marks that show the plan's label, the one that writes it in the same case.
 CASE_BONUS = 0.15  # less than the margin by which the DOM must know a better fit (MISSED_MARGIN)
@@ -191,7 +219,7 @@ CAPTION_SLACK = 2
 
 
 def _context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...],
-                 says_more: bool = False) -> float:
+                 says_more: bool = False, renames: bool = False) -> float:
     """How well the best single piece of context (a heading, a row header, a group name) fits the
     description: matched words weighted by the share of that piece they explain, so "Colour"
     beats "Keyboard colour" for "Silver checkbox in the Colour filter".
@@ -201,20 +229,33 @@ def _context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...]
     "Password field") names the control nearly as well as one that says just those words: each
     word more, and each piece further from the control, costs a tenth, so the exact caption, and
     the control's own caption before its neighbour's, still win. A caption sharing no word with
-    the description still counts nothing."""
+    the description still counts nothing.
+
+    `renames` (a field): a caption that names what the description asks for by another of its
+    names ("Surname" for "last name", `FIELD_NAMES`) counts as saying the description's words,
+    less a tenth, so a caption in the description's own words still wins."""
     want = set(desc) - name_words
     core = want - set(ROLE_WORDS)  # "Genre input": the caption need not say "input"
     best = 0.0
     for i, piece in enumerate(context):
         have = set(words(piece)) - STOP_WORDS
+        scale = 1.0
+        if renames:
+            named, naming = synonym_words(want, have, FIELD_NAMES)
+            if named:
+                have, scale = (have - naming) | named, 1.0 - RENAMED_COST
         hit = have & want
         if hit:
             fit = len(hit) * len(hit) / len(have)
             extra = len(have - hit)
             if says_more and core and core <= hit and extra <= CAPTION_SLACK:
                 fit = max(fit, len(hit) * (1.0 - 0.1 * extra - 0.1 * i))
-            best = max(best, fit)
+            best = max(best, scale * fit)
     return best
+
+
+# What a caption loses for naming the field by another of its names (`FIELD_NAMES`).
+RENAMED_COST = 0.1
 
 
 def _state_holds(subgoal: Subgoal, mark: Mark) -> bool:

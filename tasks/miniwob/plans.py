@@ -275,9 +275,13 @@ def click_menu(utterance: str) -> list[Subgoal]:
 @plans_for("click-menu-2")
 def click_menu_2(utterance: str) -> list[Subgoal]:
     m = _match("click-menu-2", r'Click the "(.+?)" button, and then find and click on the item '
-               r'(?:labeled "(.+)"|with the icon)\.', utterance)
+               r'(?:labeled "(.+)"|with the (?:(\[picture \d+\]) )?icon)\.', utterance)
     opener = _click(f"{m[1]} button", m[1])
+    if m[2] is None and m[3] is not None:
+        # the instruction draws the icon: the item that shows that picture
+        return [opener, _click("menu item with the icon", looks_like=m[3])]
     if m[2] is None:
+        # the text alone (the picture not read): any item with an icon, the first
         return [opener, _click("menu item with an icon", nth=1)]
     return [opener, _click(f"{m[2]} menu item", m[2])]
 
