@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import Browser, BrowserContext, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
 from agents.brief import Brief
@@ -79,6 +79,44 @@ def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, las
     if not plan_done:
         return last_error if last_error in ("stale_ref", "no_target") else "max_steps"
     return "wrong_target"
+
+
+# The longest the verdict waits, after final_settle_ms, for the page's writes still on their way.
+WRITES_MAX_S = 5.0
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class PendingWrites:
+    """The page's requests that write (POST, PUT, PATCH, DELETE) and have not finished: the server
+    state the verdict reads is the one they leave, so the verdict waits for them (up to
+    `WRITES_MAX_S`), however slow a loaded machine makes them. Reads in flight (a long poll, an
+    image) do not hold it."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.pending: set[Request] = set()
+        self.idle = asyncio.Event()
+        self.idle.set()
+        context.on("request", self._started)
+        context.on("requestfinished", self._ended)
+        context.on("requestfailed", self._ended)
+
+    def _started(self, request: Request) -> None:
+        if request.method in WRITE_METHODS:
+            self.pending.add(request)
+            self.idle.clear()
+
+    def _ended(self, request: Request) -> None:
+        self.pending.discard(request)
+        if not self.pending:
+            self.idle.set()
+
+    async def drained(self, timeout_s: float = WRITES_MAX_S) -> bool:
+        """True once no write is in flight; False when some still is after `timeout_s`."""
+        try:
+            await asyncio.wait_for(self.idle.wait(), timeout_s)
+        except TimeoutError:
+            return False
+        return True
 
 
 async def judge_expect(rec: StepRecord, page: Page, want: Expect) -> None:
@@ -168,6 +206,7 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
     try:
         context = await new_episode_context(browser, cfg.browser, server.origins,
                                             episode_id, seed)
+        writes = PendingWrites(context)
         if cfg.trace.playwright and record:
             await context.tracing.start(screenshots=True, snapshots=True, title=f"{task.id} seed {seed}")
         page = await context.new_page()
@@ -191,6 +230,8 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
             # holds its verdict already.
             if miniwob is None or not await miniwob.done(page):
                 await asyncio.sleep(max(0.0, cfg.final_settle_ms / 1000 - (time.monotonic() - acted_at)))
+            if miniwob is None:
+                await writes.drained()
             if miniwob is not None:
                 verdict = await miniwob.verdict(page)
     except PlaywrightError as exc:

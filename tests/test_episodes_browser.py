@@ -22,6 +22,7 @@ from agents.brief import Brief
 from agents.observation import RefBook, StaleRefError
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch, new_episode_context
+from harness.episode import PendingWrites
 from harness.traces import read_metadata
 from sites.server import FixtureServer
 from tasks.schema import Subgoal
@@ -265,3 +266,37 @@ def test_outcome_says_when_the_agent_last_acted(tmp_path: Path) -> None:
         assert step_ends[0] < outcome.acted_at < step_ends[1] < ended
 
     _run(main())
+
+
+def test_the_verdict_waits_for_writes_still_on_their_way(tmp_path: Path) -> None:
+    # A write the page sent before the final settle ended, slow to arrive (a loaded machine, a slow
+    # server; here held back 700 ms by a route), is waited for; a read in flight is not.
+    sites = _late_save(tmp_path)
+
+    async def main() -> tuple[bool, bool, bool]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            with FixtureServer([sites]) as server:
+                try:
+                    context = await new_episode_context(browser, BrowserSettings(), server.origins, "w", 0)
+                    writes = PendingWrites(context)
+                    page = await context.new_page()
+                    await page.goto(f"{server.origin()}/late/index.html")
+
+                    async def slow(route):
+                        await asyncio.sleep(0.7)
+                        await route.fulfill(status=200, body="{}")
+
+                    await page.route("**/slow-*", slow)
+                    await page.evaluate("() => { fetch('/slow-read'); }")
+                    read_only = await writes.drained(0.2)
+                    await page.evaluate("() => { fetch('/slow-write', {method: 'POST', body: '{}'}); }")
+                    await asyncio.sleep(0.1)  # the request event reaches the harness
+                    early = await writes.drained(0.1)
+                    late = await writes.drained(3.0)
+                finally:
+                    await browser.close()
+        return read_only, early, late
+
+    read_only, early, late = _run(main())
+    assert read_only and not early and late
