@@ -44,17 +44,26 @@ def grey(data: bytes) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def load(ref: str) -> np.ndarray:
-    """The grey levels of a `looks_like`: a data: URL or a file path (resolved by the task loader)."""
+def png(ref: str) -> bytes:
+    """A `looks_like` as PNG bytes: a data: URL or a file path (resolved by the task loader)."""
     try:
         if ref.startswith("data:"):
             data = base64.b64decode(ref.split(",", 1)[1])
         else:
             with open(ref, "rb") as f:
                 data = f.read()
-        return grey(data)
+        with Image.open(io.BytesIO(data)) as im:
+            out = io.BytesIO()
+            im.save(out, "PNG")
+        return out.getvalue()
     except (OSError, ValueError, IndexError) as exc:
         raise PictureError(f"looks_like is not a readable picture: {ref[:80]!r} ({exc})") from None
+
+
+@lru_cache(maxsize=32)
+def load(ref: str) -> np.ndarray:
+    """The grey levels of a `looks_like`."""
+    return grey(png(ref))
 
 
 def _resize(a: np.ndarray, scale: float) -> np.ndarray:

@@ -423,3 +423,20 @@ def test_worker_prompt_matches_the_contract() -> None:
     for action in get_args(ActionName):
         assert f'"action": "{action}"' in prompt
     assert '"point"' not in system_prompt(allow_point=False)
+
+
+def test_a_subgoals_picture_goes_to_the_model_after_the_screenshot() -> None:
+    from agents.worker.openai_worker import build_messages
+
+    icon = Path(__file__).parent / "language" / "sites" / "toolbar" / "icons" / "bolt.png"
+    mark = Mark(number=1, box=Box(x=0, y=0, width=30, height=30), label="", role="button")
+    want = Subgoal(action="click", target="toolbar button with the icon", looks_like=str(icon))
+    user = build_messages("g", want, [mark], b"png", [], OpenAIWorkerConfig())[1]["content"]
+    assert "shows the picture given after the screenshot" in user[0]["text"]
+    assert [p["type"] for p in user] == ["text", "image_url", "text", "image_url"]
+    sent = base64.b64decode(user[3]["image_url"]["url"].split(",", 1)[1])
+    assert Image.open(io.BytesIO(sent)).size == Image.open(icon).size
+    # without a picture, the screenshot alone
+    plain = build_messages("g", want.model_copy(update={"looks_like": None}), [mark], b"png", [],
+                           OpenAIWorkerConfig())[1]["content"]
+    assert [p["type"] for p in plain] == ["text", "image_url"]

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agents import pictures
 from agents.actions import web_url
 from agents.marks import Mark
 from agents.openai_client import (
@@ -105,6 +106,8 @@ def describe_subgoal(subgoal: Subgoal) -> str:
                      else subgoal.target)
     if subgoal.label:
         parts.append(f'(shows "{subgoal.label}")')
+    if subgoal.looks_like:
+        parts.append("(shows the picture given after the screenshot)")
     if subgoal.text is not None:
         parts.append(f'text "{subgoal.text}" (clear={str(subgoal.clear).lower()}, '
                      f"then={subgoal.then or 'null'})")
@@ -144,9 +147,16 @@ def build_messages(goal: str, subgoal: Subgoal | None, marks: list[Mark], som_pn
     if not marks:
         lines.append("(none: no interactive element was found in view)")
     lines.append("The screenshot with the marks follows. Answer with one JSON action.")
+    content = [text_part("\n".join(lines)), image_part(som_png, config.detail)]
+    if subgoal is not None and subgoal.looks_like:
+        try:
+            content += [text_part("The picture the target shows:"),
+                        image_part(pictures.png(subgoal.looks_like), config.detail)]
+        except pictures.PictureError as exc:  # recorded by the choose stage; the listing still goes
+            content.append(text_part(f"(The picture the target shows could not be read: {exc})"))
     return [
         {"role": "system", "content": system_prompt(config.allow_point)},
-        {"role": "user", "content": [text_part("\n".join(lines)), image_part(som_png, config.detail)]},
+        {"role": "user", "content": content},
     ]
 
 
