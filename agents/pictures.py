@@ -3,12 +3,12 @@ task file) compared with what each mark shows on the step's screenshot.
 
 The comparison is normalised cross-correlation of grey levels and of their edges, the picture
 slid over the mark's box at a few sizes (a toolbar draws its icons larger or smaller than the
-instruction does). Its absolute value counts, so an icon drawn inverted (white on a pressed button's dark background)
-still fits; it is not mirror-invariant, so a "back" arrow does not fit a "forward" one. A mark's
-`resemblance` is the best fit anywhere inside its box, 0 when the box is smaller than the
-picture at every size or the picture is flat, and 0 for a box that holds a smaller mark showing
-the picture (a submenu around its items: the picture is the item's). Cost: one screenshot per step whose subgoal has a
-picture, and a few milliseconds of numpy per mark."""
+instruction does). Its absolute value counts, so an icon drawn inverted (white on a pressed
+button's dark background) still fits; it is not mirror-invariant, so a "back" arrow does not fit
+a "forward" one. A mark's `resemblance` is the best fit anywhere inside its box: 0 when the box
+is smaller than the picture at every size or the picture is flat, and 0 for a box that holds a
+smaller mark showing the picture (a submenu around its items: the picture is the item's). Cost:
+one screenshot per step whose subgoal has a picture, and a few milliseconds of numpy per mark."""
 
 from __future__ import annotations
 
