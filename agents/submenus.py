@@ -4,7 +4,7 @@ subgoal that describes a menu item, the agent rests the pointer, one at a time, 
 items that say they open a menu (`aria-haspopup`, or `aria-expanded="false"`) and were not opened
 yet for this subgoal, and looks again, as a person moves the pointer through a menu. Hovering is
 how menus open submenus (the ARIA menu pattern, jQuery UI, Bootstrap) and, unlike a click, never
-chooses the item. Recorded as `effect` `revealed: submenu ...`. Cost: one evaluate per listed menu
+chooses the item. Recorded as `effect` `revealed: submenus ...`. Cost: one evaluate per listed menu
 item on a step where nothing fits; nothing on other steps."""
 
 from __future__ import annotations
