@@ -90,13 +90,15 @@ class PendingWrites:
     """The page's requests that write (POST, PUT, PATCH, DELETE) and have not finished: the server
     state the verdict reads is the one they leave, so the verdict waits for them (up to
     `WRITES_MAX_S`), however slow a loaded machine makes them. Reads in flight (a long poll, an
-    image) do not hold it."""
+    image) do not hold it. A write is done once its response has come: the server has taken it
+    in (its body may never be read: a frame that navigated away never reports it finished)."""
 
     def __init__(self, context: BrowserContext) -> None:
         self.pending: set[Request] = set()
         self.idle = asyncio.Event()
         self.idle.set()
         context.on("request", self._started)
+        context.on("response", lambda response: self._ended(response.request))
         context.on("requestfinished", self._ended)
         context.on("requestfailed", self._ended)
 

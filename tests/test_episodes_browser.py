@@ -300,3 +300,30 @@ def test_the_verdict_waits_for_writes_still_on_their_way(tmp_path: Path) -> None
 
     read_only, early, late = _run(main())
     assert read_only and not early and late
+
+
+def test_a_write_is_done_once_answered_though_its_end_is_never_reported(tmp_path: Path) -> None:
+    # A keepalive POST (what sites/_gb/gb.js sends, like a page's analytics beacon) gets its
+    # response, but Chromium never reports such a request finished: the answer ends the wait, or
+    # every such episode would wait out the full WRITES_MAX_S before its verdict.
+    sites = _late_save(tmp_path)
+
+    async def main() -> tuple[bool, int]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            with FixtureServer([sites]) as server:
+                try:
+                    context = await new_episode_context(browser, BrowserSettings(), server.origins, "k", 0)
+                    writes = PendingWrites(context)
+                    page = await context.new_page()
+                    await page.goto(f"{server.origin()}/late/index.html")
+                    await page.evaluate("""() => fetch('/_gb/state', {method: 'POST', keepalive: true,
+                        headers: {'Content-Type': 'application/json'},
+                        body: JSON.stringify({set: {beacon: true}})})""")
+                    drained = await writes.drained(3.0)
+                    return drained, len(writes.pending)
+                finally:
+                    await browser.close()
+
+    drained, pending = _run(main())
+    assert drained and pending == 0
