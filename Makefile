@@ -40,9 +40,12 @@ endif
 
 test: unit docs gate
 
-# One pytest worker per core (pytest-xdist): the browser tests mostly wait on their pages.
+# Two pytest workers per core (pytest-xdist), an idle worker taking tests queued on a busy one:
+# the browser tests mostly wait on their pages (on 2 cores: 13.7 min against 21.7 with one per core).
+WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+
 unit: setup
-	$(BIN)/python -m pytest -q -n auto -m "not slow and not ray"
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal -m "not slow and not ray"
 
 # The documentation site (mkdocs.yml, docs/); strict, so a broken link or a page left out of nav fails.
 docs: setup

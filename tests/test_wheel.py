@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+GATE_TASKS = "suite.ids=[iframes-delivery,sliders-volume,canvas-seat-d7,noop-follow]"
 EXAMPLES = {
     "policy": ["policy=custom", "policy._target_=examples.policies.text_match.TextMatch"],
     "browsergym": ["policy=custom", "policy._target_=examples.browsergym_agent.KeywordAgent"],
@@ -62,7 +63,10 @@ def test_the_wheel_runs_the_readme_ci_recipe_outside_the_checkout(tmp_path: Path
     assert str(venv) in found.stdout  # the wheel's copy, not the checkout's
     gate, check = recipe[1], recipe[2]
     assert gate.startswith("groundbench suite=ci") and check.startswith("groundbench-check")
-    _run(shlex.split(gate.replace("groundbench", str(bin_dir / "groundbench"), 1)), cwd=work)
+    # The recipe's own command on four of its tasks (a frame, a shadow root, a canvas, a plain
+    # page): what is tested here is that the installed package runs it; `make gate` runs all of it.
+    _run([*shlex.split(gate.replace("groundbench", str(bin_dir / "groundbench"), 1)), GATE_TASKS],
+         cwd=work)
     baseline = shlex.split(check)[3]
     _run([str(bin_dir / "groundbench-check"), "runs/gate", "--baseline", baseline, "--update"],
          cwd=work)  # the first time: the baseline the team then commits
