@@ -9,9 +9,11 @@ import asyncio
 import time
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Request
+from playwright.async_api import Page, Request, Response
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, Field
+
+WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class SettleConfig(BaseModel):
@@ -78,6 +80,19 @@ class Settler:
         page.on("request", lambda request: self._in_flight.add(request))
         page.on("requestfinished", lambda request: self._in_flight.discard(request))
         page.on("requestfailed", lambda request: self._in_flight.discard(request))
+        page.on("response", self._answered)
+
+    @property
+    def in_flight(self) -> int:
+        """How many of the page's requests the settle still waits for."""
+        return len(self._in_flight)
+
+    def _answered(self, response: Response) -> None:
+        # A write the page sent (a state save, a beacon) is taken in once answered; Chromium never
+        # reports a keepalive one finished, which held every later settle of the page to its cap.
+        # A read stays in flight until its body is in: the page renders from it.
+        if response.request.method in WRITES:
+            self._in_flight.discard(response.request)
 
     async def settle(self, page: Page) -> None:
         self.acted_at = time.monotonic()

@@ -18,6 +18,7 @@ from playwright.async_api import Error as PlaywrightError
 from agents.brief import Brief
 from agents.perception.registry import build_backend
 from agents.policy import PolicySetup
+from agents.settle import WRITES
 from agents.worker.registry import build_worker
 from harness.browser import new_episode_context
 from harness.config import RunConfig
@@ -83,7 +84,6 @@ def classify(success: bool, timed_out: bool, crashed: bool, plan_done: bool, las
 
 # The longest the verdict waits, after final_settle_ms, for the page's writes still on their way.
 WRITES_MAX_S = 5.0
-WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class PendingWrites:
@@ -103,7 +103,7 @@ class PendingWrites:
         context.on("requestfailed", self._ended)
 
     def _started(self, request: Request) -> None:
-        if request.method in WRITE_METHODS:
+        if request.method in WRITES:
             self.pending.add(request)
             self.idle.clear()
 

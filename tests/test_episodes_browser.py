@@ -20,6 +20,7 @@ from agents.actions import Click, execute
 from agents.agent import AgentConfig, GroundingAgent
 from agents.brief import Brief
 from agents.observation import RefBook, StaleRefError
+from agents.settle import SettleConfig, Settler
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch, new_episode_context
 from harness.episode import PendingWrites
@@ -305,10 +306,11 @@ def test_the_verdict_waits_for_writes_still_on_their_way(tmp_path: Path) -> None
 def test_a_write_is_done_once_answered_though_its_end_is_never_reported(tmp_path: Path) -> None:
     # A keepalive POST (what sites/_gb/gb.js sends, like a page's analytics beacon) gets its
     # response, but Chromium never reports such a request finished: the answer ends the wait, or
-    # every such episode would wait out the full WRITES_MAX_S before its verdict.
+    # every such episode would wait out the full WRITES_MAX_S before its verdict, and the agent's
+    # every later settle on that page its cap.
     sites = _late_save(tmp_path)
 
-    async def main() -> tuple[bool, int]:
+    async def main() -> tuple[bool, int, int]:
         async with async_playwright() as pw:
             browser = await launch(pw, BrowserSettings())
             with FixtureServer([sites]) as server:
@@ -316,14 +318,17 @@ def test_a_write_is_done_once_answered_though_its_end_is_never_reported(tmp_path
                     context = await new_episode_context(browser, BrowserSettings(), server.origins, "k", 0)
                     writes = PendingWrites(context)
                     page = await context.new_page()
+                    settler = Settler(SettleConfig())
+                    settler.watch(page)
                     await page.goto(f"{server.origin()}/late/index.html")
                     await page.evaluate("""() => fetch('/_gb/state', {method: 'POST', keepalive: true,
                         headers: {'Content-Type': 'application/json'},
                         body: JSON.stringify({set: {beacon: true}})})""")
                     drained = await writes.drained(3.0)
-                    return drained, len(writes.pending)
+                    await settler.settle(page)
+                    return drained, len(writes.pending), settler.in_flight
                 finally:
                     await browser.close()
 
-    drained, pending = _run(main())
-    assert drained and pending == 0
+    drained, pending, in_flight = _run(main())
+    assert drained and pending == 0 and in_flight == 0
