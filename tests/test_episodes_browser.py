@@ -203,7 +203,7 @@ _LATE_SAVE = """<!doctype html>
 <script src="/_gb/gb.js"></script></head>
 <body><h1>Late save</h1>
 <button type="button" onclick="this.textContent = 'Started'">Start</button>
-<button type="button" onclick="this.textContent = 'Saving'; setTimeout(() => GB.set({saved: true}), 250)">Save</button>
+<button type="button" onclick="this.textContent = 'Saving'; setTimeout(() => GB.set({saved: true}), 1000)">Save</button>
 </body></html>
 """
 
@@ -230,13 +230,14 @@ def _late_save(tmp_path: Path) -> Path:
 
 
 def test_final_settle_counts_from_the_last_action(tmp_path: Path) -> None:
-    # The page writes its state 250 ms after the last click. The verdict is read final_settle_ms
-    # after the agent's last action, however long the agent then spends validating it, so 450 ms
-    # catches the write and no settle at all misses it.
+    # The page writes its state 1 s after the last click. The verdict is read final_settle_ms
+    # after the agent's last action, however long the agent then spends validating it, so 1.2 s
+    # catches the write and no settle at all misses it (the delay is long enough that a loaded
+    # machine's validation does not outlast it: at 250 ms it did, and the write was waited for).
     _late_save(tmp_path)
     common = [f"sites.dirs=[{tmp_path / 'sites'}]", f"tasks.dirs=[{tmp_path / 'tasks'}]",
               "suite=fixtures", "suite.ids=[late-save]", "seeds=[0,1]", "trace.playwright=false"]
-    waited = run_experiment(tmp_path / "waited", [*common, "final_settle_ms=450"]).episodes
+    waited = run_experiment(tmp_path / "waited", [*common, "final_settle_ms=1200"]).episodes
     assert waited.success.all(), waited[["seed", "failure", "failure_detail"]]
     unsettled = run_experiment(tmp_path / "unsettled", [*common, "final_settle_ms=0"]).episodes
     assert not unsettled.success.any()
