@@ -4,17 +4,19 @@ and per-episode state isolation with episodes running at the same time."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from conftest import run_experiment
-from playwright.async_api import async_playwright
+from playwright.async_api import Page, async_playwright
 
 from agents.actions import Click, execute
 from agents.agent import AgentConfig, GroundingAgent
@@ -270,34 +272,40 @@ def test_outcome_says_when_the_agent_last_acted(tmp_path: Path) -> None:
     _run(main())
 
 
+@contextlib.asynccontextmanager
+async def _episode_page(sites: Path) -> AsyncIterator[tuple[Page, PendingWrites, str]]:
+    """A fresh episode context on the test's sites, its writes watched: (page, writes, origin)."""
+    async with async_playwright() as pw:
+        browser = await launch(pw, BrowserSettings())
+        with FixtureServer([sites]) as server:
+            try:
+                context = await new_episode_context(browser, BrowserSettings(), server.origins, "w", 0)
+                writes = PendingWrites(context)
+                yield await context.new_page(), writes, server.origin()
+            finally:
+                await browser.close()
+
+
 def test_the_verdict_waits_for_writes_still_on_their_way(tmp_path: Path) -> None:
     # A write the page sent before the final settle ended, slow to arrive (a loaded machine, a slow
     # server; here held back 700 ms by a route), is waited for; a read in flight is not.
     sites = _late_save(tmp_path)
 
     async def main() -> tuple[bool, bool, bool]:
-        async with async_playwright() as pw:
-            browser = await launch(pw, BrowserSettings())
-            with FixtureServer([sites]) as server:
-                try:
-                    context = await new_episode_context(browser, BrowserSettings(), server.origins, "w", 0)
-                    writes = PendingWrites(context)
-                    page = await context.new_page()
-                    await page.goto(f"{server.origin()}/late/index.html")
+        async with _episode_page(sites) as (page, writes, origin):
+            await page.goto(f"{origin}/late/index.html")
 
-                    async def slow(route):
-                        await asyncio.sleep(0.7)
-                        await route.fulfill(status=200, body="{}")
+            async def slow(route):
+                await asyncio.sleep(0.7)
+                await route.fulfill(status=200, body="{}")
 
-                    await page.route("**/slow-*", slow)
-                    await page.evaluate("() => { fetch('/slow-read'); }")
-                    read_only = await writes.drained(0.2)
-                    await page.evaluate("() => { fetch('/slow-write', {method: 'POST', body: '{}'}); }")
-                    await asyncio.sleep(0.1)  # the request event reaches the harness
-                    early = await writes.drained(0.1)
-                    late = await writes.drained(3.0)
-                finally:
-                    await browser.close()
+            await page.route("**/slow-*", slow)
+            await page.evaluate("() => { fetch('/slow-read'); }")
+            read_only = await writes.drained(0.2)
+            await page.evaluate("() => { fetch('/slow-write', {method: 'POST', body: '{}'}); }")
+            await asyncio.sleep(0.1)  # the request event reaches the harness
+            early = await writes.drained(0.1)
+            late = await writes.drained(3.0)
         return read_only, early, late
 
     read_only, early, late = _run(main())
@@ -312,24 +320,16 @@ def test_a_write_is_done_once_answered_though_its_end_is_never_reported(tmp_path
     sites = _late_save(tmp_path)
 
     async def main() -> tuple[bool, int, int]:
-        async with async_playwright() as pw:
-            browser = await launch(pw, BrowserSettings())
-            with FixtureServer([sites]) as server:
-                try:
-                    context = await new_episode_context(browser, BrowserSettings(), server.origins, "k", 0)
-                    writes = PendingWrites(context)
-                    page = await context.new_page()
-                    settler = Settler(SettleConfig())
-                    settler.watch(page)
-                    await page.goto(f"{server.origin()}/late/index.html")
-                    await page.evaluate("""() => fetch('/_gb/state', {method: 'POST', keepalive: true,
-                        headers: {'Content-Type': 'application/json'},
-                        body: JSON.stringify({set: {beacon: true}})})""")
-                    drained = await writes.drained(3.0)
-                    await settler.settle(page)
-                    return drained, len(writes.pending), settler.in_flight
-                finally:
-                    await browser.close()
+        async with _episode_page(sites) as (page, writes, origin):
+            settler = Settler(SettleConfig())
+            settler.watch(page)
+            await page.goto(f"{origin}/late/index.html")
+            await page.evaluate("""() => fetch('/_gb/state', {method: 'POST', keepalive: true,
+                headers: {'Content-Type': 'application/json'},
+                body: JSON.stringify({set: {beacon: true}})})""")
+            drained = await writes.drained(3.0)
+            await settler.settle(page)
+            return drained, len(writes.pending), settler.in_flight
 
     drained, pending, in_flight = _run(main())
     assert drained and pending == 0 and in_flight == 0
