@@ -346,6 +346,25 @@ def test_synthetic_occlusion_hides_what_is_covered_or_clipped() -> None:
     assert not {"Under the header", "Clipped by its box"} & seen[True]
 
 
+def test_synthetic_vision_does_not_see_a_control_inside_a_box_faded_to_nothing() -> None:
+    # Opacity is not inherited: a button in a row faded to opacity 0 has its own opacity 1, yet
+    # nothing of it is drawn (sites/addresses: a removed row left in the document).
+    async def main() -> set[str]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page(viewport={"width": 800, "height": 600})
+                await page.set_content('<div style="opacity:0"><button>Faded away</button></div>'
+                                       '<div style="opacity:.4"><button>Dimmed</button></div>'
+                                       '<button>Drawn</button>')
+                return {r.text for r in await read_regions(page)}
+            finally:
+                await browser.close()
+
+    seen = asyncio.run(main())
+    assert {"Dimmed", "Drawn"} <= seen and "Faded away" not in seen
+
+
 def test_synthetic_reads_the_caption_of_an_empty_field() -> None:
     # A hint names an empty field by the label beside it (see synthetic.degrade); the geometry
     # reader carries that label, for empty fields only.

@@ -54,6 +54,8 @@ _READ_JS = inject(r"""
     if (r.width < 2 || r.height < 2) return null;
     const cs = getComputedStyle(el);
     if (cs.visibility === "hidden" || cs.display === "none" || parseFloat(cs.opacity) === 0) return null;
+    // inside a box faded to nothing (opacity is not inherited: the element's own is 1)
+    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true })) return null;
     const x = r.left + ox, y = r.top + oy;
     if (x + r.width < 0 || y + r.height < 0 || x > vw || y > vh) return null;
     return [x, y, r.width, r.height];
