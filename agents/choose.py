@@ -17,8 +17,10 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
 
-async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
-    """One decision of the worker on this listing; its cost goes to the step's record."""
+async def ask(step: Step, subgoal: Subgoal, marks: list[Mark], record_error: bool = True) -> Choice:
+    """One decision of the worker on this listing; its cost goes to the step's record (and a
+    failed decision's error, unless `record_error` is False: a decision made ahead, which the
+    step does not depend on)."""
     episode, rec = step.episode, step.rec
     image = None
     size = step.page.viewport_size or {"width": 1280, "height": 720}
@@ -40,7 +42,8 @@ async def ask(step: Step, subgoal: Subgoal, marks: list[Mark]) -> Choice:
     rec.charge(cost)
     rec.invalid_replies += cost.invalid_replies
     rec.worker_ms += cost.latency_ms
-    if choice.reply is None and cost.error_type:
+    rec.decisions += 1
+    if choice.reply is None and cost.error_type and record_error:
         rec.error_type, rec.error = "worker_error", f"{cost.error_type}: {cost.error}"[:300]
     return choice
 
@@ -104,7 +107,11 @@ async def choose(step: Step) -> None:
     """The worker's choice, a second look if a mechanism doubts it, and the unseen target (one
     the DOM knows fits better than anything perceived)."""
     t0 = time.perf_counter()
-    step.choice = await ask(step, step.subgoal, step.marks)
+    ahead = None
+    for m in step.episode.mechanisms:
+        if (ahead := await m.decided(step)) is not None:
+            break
+    step.choice = ahead or await ask(step, step.subgoal, step.marks)
     step.rec.choose_ms = _ms(t0)
     step.unseen = missed(step)
     for m in step.episode.mechanisms:

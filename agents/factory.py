@@ -98,7 +98,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("gating", lambda c: Gating(c.gating_tolerance)),
     ("region_scope", lambda c: RegionScope(c.region_scope_margin_px)),
     ("prefetch", lambda c: Prefetch(c.prefetch_window_ms, c.prefetch_critical_window_ms,
-                                    c.action_timeout_ms)),
+                                    c.action_timeout_ms, c.prefetch_decisions_ahead)),
     ("freshness", lambda c: Freshness(c.freshness_max_steps, c.freshness_max_age_s)),
     ("enrichment", lambda c: Enrichment()),
     ("compound_split", lambda c: CompoundSplit()),

@@ -47,6 +47,8 @@ async def perceive(step: Step) -> None:
             step.seen = reused
             return
     rec.path = "declarative"
+    for m in episode.mechanisms:
+        m.perceiving(step)
     result = None
     for m in episode.mechanisms:
         if (result := await m.prefetched(step, tier)) is not None:

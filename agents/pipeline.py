@@ -167,6 +167,10 @@ class Mechanism:
         """Candidates still valid without a vision call."""
         return None
 
+    def perceiving(self, step: Step) -> None:
+        """A vision pass for this step is about to be waited for (its candidates are not
+        reused): work that can overlap it starts now."""
+
     async def prefetched(self, step: Step, tier: Tier) -> PerceptionResult | None:
         """A vision pass already made for this page state."""
         return None
@@ -193,6 +197,11 @@ class Mechanism:
 
     def rank(self, step: Step, marks: list[Mark]) -> list[Mark]:
         return marks
+
+    async def decided(self, step: Step) -> Choice | None:
+        """A decision made ahead that holds for the step's listing (`step.marks`): the worker
+        is not asked again."""
+        return None
 
     def excluded(self) -> frozenset[TargetIdentity]:
         """Targets the worker must not choose."""

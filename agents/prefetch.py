@@ -1,9 +1,34 @@
-"""Prefetch: after a mutating action the next vision pass starts in the background while the
-agent validates and the worker decides. An ordinary step waits a short window for it, a critical
-one longer; a late or out-of-date result is never handed over as fresh. With a mechanism that
-keeps vision through a change on the same page (`keeps_vision_on_change`: region scope, in
-agents/region_scope.py) only an action that navigated is looked past: on the same page the next
-step mostly keeps vision's epoch, and a pass nobody uses slows the page for the agent."""
+"""Prefetch: work done ahead of the step that needs it, so that model time overlaps.
+
+- The next vision pass starts in the background after a mutating action, while the agent validates
+  and the worker decides. An ordinary step waits a short window for it, a critical one longer; a
+  late or out-of-date result is never handed over as fresh. With a mechanism that keeps vision
+  through a change on the same page (`keeps_vision_on_change`: region scope, in
+  agents/region_scope.py) only an action that navigated is looked past: on the same page the next
+  step mostly keeps vision's epoch, and a pass nobody uses slows the page for the agent.
+- While a step waits for a vision pass, the worker decides on the DOM's listing of the controls
+  within the viewport (what the agent lists without vision, where vision looks).
+- While an action is validated, the worker decides the plan's next subgoal on the listing it just
+  chose from (vision's epoch, which the next step mostly keeps). Used only when that step advanced
+  the plan by one (its action did what it was meant to); a decision not come when the next step
+  must look again is cut short and not charged.
+
+A decision made ahead is kept only when it holds for the listing the step then has (`holds`): the
+chosen element is in it, unchanged in name, role and state, with exactly the marks that compete
+with it, none more and none fewer: those whose name fits the name the subgoal expects at least as
+well as the chosen one's (when the choice was not made by its name: every mark of its role and
+every mark vision alone has). A worker that picks the best fit would then pick the same element
+from the step's own listing (the second of two alike "Remove" buttons is the second only if both
+listings hold the same two), so it is not asked again: its time was spent while the agent waited
+for something else. Otherwise it decides again (both decisions are charged to the step). Recorded
+per step in `decided_ahead`: `kept` or `dropped`.
+
+What this changes besides time: the listings differ only in marks that do not compete with the
+chosen one and in their order (the DOM bridge names vision's marks by their elements), and a
+decision made ahead of an action has not that action's outcome in its history. What vision
+missed, what it alone saw and the count of alike controls still reach every decision. Not made
+for a worker that looks at the image (its decision needs vision's marks drawn), for a subgoal that
+names a picture, a drag or a scroll."""
 
 from __future__ import annotations
 
@@ -13,18 +38,27 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from agents import choose, perceive
 from agents.actions import MUTATING, AnyAction
 from agents.fingerprint import Fingerprint
+from agents.marks import Mark, dom_marks
 from agents.perception.base import PerceptionResult, Tier
 from agents.pipeline import Mechanism, Step
+from agents.worker.base import Choice
+from agents.worker.scripted import STOP_WORDS
+from tasks.schema import TARGETED_ACTIONS, Subgoal
+from tasks.text_match import word_set
+from tasks.trace import StepRecord
 
 
 class PrefetchConfig(BaseModel):
     prefetch: bool = True
     prefetch_window_ms: int = 150
     prefetch_critical_window_ms: int = 2000
+    # how many of the plan's next subgoals the worker decides ahead on each step's listing
+    prefetch_decisions_ahead: int = Field(2, ge=0)
 
 
 @dataclass
@@ -94,14 +128,149 @@ class Prefetcher:
                 pass
 
 
+def holds(choice: Choice, dom: list[Mark], seen: list[Mark], name: str) -> Choice | None:
+    """A decision made on the DOM's listing `dom`, as it holds for vision's listing `seen` (the
+    same element, named by its number there), or None when it may not (see the module's
+    docstring). `name`: what the subgoal expects the target to be called."""
+    mark, reply = choice.mark, choice.reply
+    if mark is None or mark.ref is None or choice.to is not None:
+        return None
+    if reply is None and not choice.satisfied:  # nothing fits, or the worker failed
+        return None
+    if reply is not None and reply.action not in TARGETED_ACTIONS:
+        return None
+    own = next((m for m in seen if m.ref == mark.ref), None)
+    if own is None or (own.role, own.label, own.states) != (mark.role, mark.label, mark.states):
+        return None  # not seen, or no longer what the decision was made on
+    wanted = word_set(name) - STOP_WORDS
+
+    def fit(m: Mark) -> tuple[bool, float]:
+        got = word_set(m.label) - STOP_WORDS
+        return got == wanted, len(got & wanted) / len(got | wanted) if got | wanted else 0.0
+    chosen = fit(mark)
+    by_name = chosen[1] > 0  # else it was chosen by something else than its name (its place, role)
+
+    def competes(m: Mark) -> bool:
+        return fit(m) >= chosen and (by_name or m.role == mark.role or m.ref is None)
+    listed = {m.ref for m in dom if competes(m)} | {mark.ref}
+    looked = {m.ref if m.ref is not None else f"#{m.number}" for m in seen if competes(m)} | {mark.ref}
+    if listed != looked:
+        return None
+    return Choice(reply=reply.model_copy(update={"mark": own.number}) if reply else None, mark=own,
+                  score=choice.score, satisfied=choice.satisfied, cost=choice.cost)
+
+
+def _charge(step: Step, choice: Choice) -> None:
+    """A decision made ahead, charged to the step it was made for (as `choose.ask` charges one)."""
+    rec, cost = step.rec, choice.cost
+    rec.charge(cost)
+    rec.invalid_replies += cost.invalid_replies
+    rec.worker_ms += cost.latency_ms
+    rec.decisions += 1
+
+
+@dataclass
+class Ahead:
+    """A decision under way for a step, on the DOM's listing."""
+
+    step: Step
+    listing: list[Mark]
+    task: asyncio.Task[Choice]
+
+
 class Prefetch(Mechanism):
-    """Starts the next vision pass after each mutating action, hands it over when it fits."""
+    """Starts the next vision pass after each mutating action, hands it over when it fits; has
+    the worker decide ahead: on the DOM's listing while a step waits for vision, and the plan's
+    next subgoals on each step's listing."""
 
     name = "prefetch"
 
-    def __init__(self, window_ms: int, critical_window_ms: int, screenshot_timeout_ms: int) -> None:
+    def __init__(self, window_ms: int, critical_window_ms: int, screenshot_timeout_ms: int,
+                 decisions_ahead: int = 2) -> None:
         self.prefetcher = Prefetcher(window_ms, critical_window_ms)
         self.screenshot_timeout_ms = screenshot_timeout_ms
+        self.decisions_ahead = decisions_ahead
+        self._ahead: Ahead | None = None  # this step's decision, made while vision looks
+        self._later: dict[int, Ahead] = {}  # the next subgoals' (by plan index), on an earlier listing
+
+    def perceiving(self, step: Step) -> None:
+        # the page changed so much that vision looks again: what was decided on it is not used
+        self._discard(step, lambda index: True)
+        self._drop(self._ahead)
+        self._ahead = None
+        subgoal = step.subgoal
+        if step.obs is None or not self._decides(step, subgoal):
+            return
+        # what vision can list: the controls within the viewport
+        size = step.page.viewport_size or {"width": 1280, "height": 720}
+        placed = [p for p in step.placed if p.box.x + p.box.width > 0 and p.box.y + p.box.height > 0
+                  and p.box.x < size["width"] and p.box.y < size["height"]]
+        listing = perceive.rank(step, dom_marks(placed, step.obs.id))
+        self._ahead = Ahead(step, listing, asyncio.ensure_future(
+            choose.ask(step, subgoal, listing, record_error=False)))
+
+    async def decided(self, step: Step) -> Choice | None:
+        name = step.subgoal.label or step.subgoal.target or ""
+        made = self._later.pop(step.index, None)
+        self._discard(step, lambda index: index < step.index)  # the plan moved past them
+        self._decide_later(step)
+        ahead, self._ahead = self._ahead, None
+        if made is not None and made.step.subgoal is step.subgoal:
+            self._drop(ahead)
+            ahead = made
+        elif made is not None:
+            self._drop(made)
+        if ahead is None or ahead.step.index != step.index or ahead.step.subgoal is not step.subgoal:
+            self._drop(ahead)
+            return None
+        try:
+            choice = await ahead.task
+        except (PlaywrightError, asyncio.CancelledError):
+            return None
+        if ahead.step is not step:
+            _charge(step, choice)  # (made for a later step: charged to the one that uses it)
+        kept = holds(choice, ahead.listing, step.marks, name)
+        step.rec.decided_ahead = "kept" if kept is not None else "dropped"
+        return kept
+
+    @staticmethod
+    def _decides(step: Step, subgoal: Subgoal) -> bool:
+        """A decision is made ahead only on a listing the worker decides from alone (not one that
+        looks at the image or compares pictures) and for a plain targeted action."""
+        return subgoal.targeted and not step.episode.worker.sees_image and not subgoal.looks_like \
+            and subgoal.action not in ("drag", "scroll")
+
+    def _decide_later(self, step: Step) -> None:
+        """The plan's next `decisions_ahead` subgoals, each decided on this step's listing unless
+        a decision for it is under way already; kept by the step that reaches it only if its own
+        listing holds it (`holds`: same element, name and state, same competitors)."""
+        plan = step.episode.brief.plan
+        if not step.marks:
+            return
+        for index in range(step.index + 1, min(step.index + 1 + self.decisions_ahead, len(plan))):
+            subgoal = plan[index]
+            if index in self._later or not self._decides(step, subgoal):
+                continue
+            rec = StepRecord(step=step.number + index - step.index, subgoal_index=index,
+                             subgoal_action=subgoal.action)
+            later = Step(step.episode, subgoal, index, rec.step, rec, obs=step.obs, placed=step.placed)
+            listing = perceive.rank(later, list(step.marks))
+            self._later[index] = Ahead(later, listing, asyncio.ensure_future(
+                choose.ask(later, subgoal, listing, record_error=False)))
+
+    def _discard(self, step: Step, which: Callable[[int], bool]) -> None:
+        """Decisions made for later subgoals that will not be used: charged to this step if they
+        have come, else cut short (a model call cut short is not charged)."""
+        for index in [i for i in self._later if which(i)]:
+            task = self._later.pop(index).task
+            if task.done() and not task.cancelled() and task.exception() is None:
+                _charge(step, task.result())
+            task.cancel()
+
+    @staticmethod
+    def _drop(ahead: Ahead | None) -> None:
+        if ahead is not None:
+            ahead.task.cancel()
 
     async def prefetched(self, step: Step, tier: Tier) -> PerceptionResult | None:
         rec = step.rec
@@ -158,4 +327,9 @@ class Prefetch(Mechanism):
         self.prefetcher.start(ahead)
 
     async def quiesce(self) -> None:
+        self._drop(self._ahead)
+        self._ahead = None
+        for ahead in self._later.values():
+            ahead.task.cancel()
+        self._later.clear()
         await self.prefetcher.cancel()

@@ -64,6 +64,7 @@ class StepRecord(BaseModel):
     tokens_out: int = 0
     invalid_replies: int = 0
     worker_ms: float = 0.0
+    decisions: int = 0  # the worker's decisions charged to this step (prefetch's made ahead included)
     # gating and prefetch
     cache: str = ""
     miss_reason: str = ""
@@ -73,6 +74,9 @@ class StepRecord(BaseModel):
     prefetch_used: bool = False
     prefetch_discarded: bool = False
     vision_lagging: bool = False
+    # prefetch's decision made ahead on the DOM's listing while vision looked (agents/prefetch.py):
+    # "kept" (it held for vision's listing: the worker was not asked again) or "dropped"
+    decided_ahead: str = ""
     # enrich / rank / choose
     unmatched: int = 0
     hit_bound: int = 0  # marks bound by a hit test to a control the accessibility tree lacks

@@ -21,11 +21,11 @@ LONG = ["long-shopping", "ci"]
 
 
 def step(i: int, action: str = "click", path: str = "declarative", effective: bool = True,
-         calls: int | None = None) -> dict[str, Any]:
+         calls: int | None = None, decisions: int = 1) -> dict[str, Any]:
     calls = (1 if path == "declarative" else 0) if calls is None else calls
     return StepRecord(step=i, subgoal_index=i, subgoal_action=action or "click", action=action,
                       path=path, effective=effective, vision_calls=calls,
-                      vision_call=calls > 0).model_dump()
+                      vision_call=calls > 0, decisions=decisions).model_dump()
 
 
 def write_config(sweep: Path, num: int, name: str, gating: bool, prefetch: bool,
@@ -41,9 +41,11 @@ def write_config(sweep: Path, num: int, name: str, gating: bool, prefetch: bool,
 
 
 def shopping(config: str, seed: int, success: bool, calls: int, wall_s: float,
-             actions: int = 20, extra: Sequence[dict[str, Any]] = ()) -> tuple[dict, list[dict]]:
-    """A long-shopping episode: `actions` clicks of which the first `calls` perceive."""
-    steps = [step(i, path="declarative" if i < calls else "procedural") for i in range(actions)]
+             actions: int = 20, extra: Sequence[dict[str, Any]] = (), ahead: int = 0) -> tuple[dict, list[dict]]:
+    """A long-shopping episode: `actions` clicks of which the first `calls` perceive, each one
+    decision of the worker, the first `ahead` two."""
+    steps = [step(i, path="declarative" if i < calls else "procedural", decisions=1 + (i < ahead))
+             for i in range(actions)]
     steps += [step(actions + j, **e) for j, e in enumerate(extra)]
     return episode(config, "mall-weekend-order", seed, success, 0, LONG, wall_s=wall_s), steps
 
@@ -63,9 +65,10 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                                    {"action": "", "calls": 1, "effective": False}]),
     ])
     write_config(root, 1, full, True, True, [
-        shopping(full, 0, True, 6, 11.0),
-        shopping(full, 1, True, 7, 12.0),
-        shopping(full, 2, True, 5, 10.0),
+        # prefetch's decisions made ahead and dropped: one more model call on some steps
+        shopping(full, 0, True, 6, 11.0, ahead=3),
+        shopping(full, 1, True, 7, 12.0, ahead=4),
+        shopping(full, 2, True, 5, 10.0, ahead=2),
         # churn: one procedural click that changed nothing, one that worked.
         (episode(full, "results-blue-kettle", 0, True, 0, ["churn", "ci"]),
          [step(0), step(1, "wait", "", calls=0), step(2, path="procedural", effective=False),
@@ -120,13 +123,18 @@ def test_prefetch_wall_time_and_the_printed_report(sweep: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "fig.json"
     assert gating_tradeoff.main([str(sweep), "--json", str(out)]) == 0
-    fig = json.loads(out.read_text())["by_tail"][TAIL]["prefetch"]
+    figs = json.loads(out.read_text())["by_tail"][TAIL]["prefetch"]
+    fig = figs["long-shopping"]
     assert (fig["median_wall_s_on"], fig["median_wall_s_off"]) == (11.0, 15.0)
     assert fig["ratio_on_off"] == pytest.approx(11 / 15)
+    assert (fig["median_decisions_on"], fig["median_decisions_off"]) == (23.0, 20.0)
+    assert figs["long-flow"]["ratio_on_off"] is None  # no long-flow episode in this sweep
     text = capsys.readouterr().out
     assert "median vision calls  full 6.0  naive 20.0" in text
     assert "naive one call per action: 2/3 episodes (61 calls / 60 targeted actions" in text
-    assert "prefetch on 11.00 s, off 15.00 s, on/off = 0.73" in text
+    assert ("long-shopping median wall time: prefetch on 11.00 s, off 15.00 s, on/off = 0.73; "
+            "worker decisions per episode on 23.0, off 20.0") in text
+    assert "long-flow median wall time: prefetch on missing s" in text
 
 
 def test_missing_configs_are_reported_as_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,7 +143,7 @@ def test_missing_configs_are_reported_as_missing(tmp_path: Path, capsys: pytest.
     fig = gating_tradeoff.analyse(tmp_path)["by_tail"][TAIL]
     assert fig["long_shopping"]["naive_median_vision_calls"] is None
     assert fig["long_shopping"]["naive_calls_per_action"] == {"episodes": 0}
-    assert fig["prefetch"]["ratio_on_off"] is None
+    assert fig["prefetch"]["long-shopping"]["ratio_on_off"] is None
     assert gating_tradeoff.main([str(tmp_path)]) == 0
     assert "on/off = missing" in capsys.readouterr().out
 

@@ -23,8 +23,10 @@ and prints, per perception/worker pair found there:
   server state is wrong). The second half is an upper bound: it counts every procedural action of
   such an episode, not only the one that went astray. Declarative steps are counted apart for
   context. "Gating on" is read from each run's resolved config (`agent.gating`).
-- long-shopping wall time: median episode wall time of `full` with prefetch on against
-  `full[prefetch=false]`, and their ratio (< 1: prefetch saves time).
+- prefetch, on long-shopping and on long-flow: median episode wall time of `full` with prefetch
+  on against `full[prefetch=false]`, their ratio (< 1: prefetch saves time), and the median number
+  of the worker's decisions per episode on each side (`decisions`: prefetch's decisions made ahead
+  and not used cost a model call each).
 
 Config names are the harness's derived names: `naive/<tail>`, `full/<tail>`,
 `full[gating=false]/<tail>`, `full[prefetch=false]/<tail>`; a figure whose configs are not in the
@@ -193,13 +195,21 @@ def wrong_targets(steps: pd.DataFrame, agents: dict[str, dict[str, Any]], tail: 
     return rows
 
 
-def prefetch_wall(episodes: pd.DataFrame, tail: str) -> dict[str, Any]:
+def prefetch_wall(episodes: pd.DataFrame, steps: pd.DataFrame, tail: str, tag: str) -> dict[str, Any]:
     on, off = f"full/{tail}", f"full[prefetch=false]/{tail}"
-    eps = _tagged(episodes, LONG)
+    eps = _tagged(episodes, tag)
     wall_on = _median(eps[eps.config_name == on]["wall_s"])
     wall_off = _median(eps[eps.config_name == off]["wall_s"])
+
+    def decisions(config: str) -> float | None:
+        ids = set(eps[eps.config_name == config].episode_id)
+        if not ids or "decisions" not in steps.columns:
+            return None
+        per = steps[steps.episode_id.isin(ids)].groupby("episode_id")["decisions"].sum()
+        return _median(per.reindex(list(ids), fill_value=0))
     return {"on": on, "off": off, "median_wall_s_on": wall_on, "median_wall_s_off": wall_off,
-            "ratio_on_off": wall_on / wall_off if wall_on is not None and wall_off else None}
+            "ratio_on_off": wall_on / wall_off if wall_on is not None and wall_off else None,
+            "median_decisions_on": decisions(on), "median_decisions_off": decisions(off)}
 
 
 def analyse(sweep_dir: Path) -> dict[str, Any]:
@@ -210,7 +220,8 @@ def analyse(sweep_dir: Path) -> dict[str, Any]:
         "configs": per_config(episodes, (LONG, FLOW, *CHANGING)),
         "by_tail": {tail: {"long_shopping": long_shopping(episodes, steps, tail),
                            "wrong_targets": wrong_targets(steps, agents, tail),
-                           "prefetch": prefetch_wall(episodes, tail)} for tail in tails},
+                           "prefetch": {tag: prefetch_wall(episodes, steps, tail, tag)
+                                        for tag in (LONG, FLOW)}} for tail in tails},
     }
 
 
@@ -277,9 +288,12 @@ def render(figures: dict[str, Any]) -> str:
                    "declarative_not_effective"]
         out.append(_table(fig["wrong_targets"], columns) if fig["wrong_targets"]
                    else "  missing (no churn or moving episode ran with gating on)")
-        wall = (f"{LONG} median wall time: prefetch on {_fmt(pf['median_wall_s_on'])} s, off "
-                f"{_fmt(pf['median_wall_s_off'])} s, on/off = {_fmt(pf['ratio_on_off'])}")
-        out += ["", wall]
+        out.append("")
+        for tag, wall in pf.items():
+            out.append(f"{tag} median wall time: prefetch on {_fmt(wall['median_wall_s_on'])} s, off "
+                       f"{_fmt(wall['median_wall_s_off'])} s, on/off = {_fmt(wall['ratio_on_off'])}; "
+                       f"worker decisions per episode on {_fmt(wall['median_decisions_on'], '{:.1f}')}, "
+                       f"off {_fmt(wall['median_decisions_off'], '{:.1f}')}")
     return "\n".join(out)
 
 
