@@ -133,10 +133,14 @@ def test_peer_ratios_are_same_round_ratios() -> None:
                _side(1, "browsergym", 10, 400), _side(1, "groundbench", 40, 100),
                _side(2, "browsergym", 20, 200), _side(2, "groundbench", 140, 100),
                _side(0, "browsergym-per-core", 40, 300), _side(1, "browsergym-per-core", 20, 400),
-               _side(2, "browsergym-per-core", 35, 200)]
+               _side(2, "browsergym-per-core", 35, 200),
+               # one episode at a time: slower, and its observations wait for no other page
+               _side(0, "groundbench-sequential", 50, 60), _side(1, "groundbench-sequential", 20, 100),
+               _side(2, "groundbench-sequential", 70, 80)]
     summary = peer_browsergym.summarise(results)
     ratios = summary["ratios_groundbench_to_browsergym"]
-    assert ratios["episodes_per_minute"] == 5.0 and ratios["observation_ms_per_step"] == 0.5
+    assert ratios["episodes_per_minute"] == 5.0 and ratios["observation_ms_per_step"] == 0.25
+    assert ratios["observation_ms_per_step_concurrent"] == 0.5
     assert summary["ratios_groundbench_to_browsergym_per_core"]["episodes_per_minute"] == 2.5
     assert summary["sides"]["browsergym"]["episodes_per_minute"] == 20
     assert [c["holds"] for c in peer_browsergym.targets(summary)] == [True, False, True]
