@@ -8,10 +8,11 @@
   step mostly keeps vision's epoch, and a pass nobody uses slows the page for the agent.
 - While a step waits for a vision pass, the worker decides on the DOM's listing of the controls
   within the viewport (what the agent lists without vision, where vision looks).
-- While an action is validated, the worker decides the plan's next subgoal on the listing it just
-  chose from (vision's epoch, which the next step mostly keeps). Used only when that step advanced
-  the plan by one (its action did what it was meant to); a decision not come when the next step
-  must look again is cut short and not charged.
+- While a step decides, acts and is validated, the worker also decides the plan's next
+  `decisions_ahead` subgoals on the listing the step decides from (vision's epoch, which the next
+  steps mostly keep). A decision for a subgoal the plan moved past, or made on a page vision must
+  look at again, is not used: charged to the step that drops it if it has come, else cut short
+  (a model call cut short is not charged).
 
 A decision made ahead is kept only when it holds for the listing the step then has (`holds`): the
 chosen element is in it, unchanged in name, role and state, with exactly the marks that compete
@@ -25,7 +26,8 @@ per step in `decided_ahead`: `kept` or `dropped`.
 
 What this changes besides time: the listings differ only in marks that do not compete with the
 chosen one and in their order (the DOM bridge names vision's marks by their elements), and a
-decision made ahead of an action has not that action's outcome in its history. What vision
+decision made ahead of an action has not that action's outcome in its history (it is used only
+when the plan advanced to its subgoal, that is when the action did what it was meant to). What vision
 missed, what it alone saw and the count of alike controls still reach every decision. Not made
 for a worker that looks at the image (its decision needs vision's marks drawn), for a subgoal that
 names a picture, a drag or a scroll."""

@@ -96,6 +96,11 @@ def test_the_worker_decides_while_vision_looks(tmp_path: Path) -> None:
     reused = steps[~steps.vision_call & (steps.action != "")]
     assert len(reused) and (reused.decided_ahead == "kept").all()
     assert (reused.worker_ms >= 400).all() and (reused.choose_ms < reused.worker_ms - 20).all()
+    # deciding later subgoals ahead switched off: the step that reuses vision asks the worker then
+    _, now = _run(tmp_path / "now", "newsletter-subscribe", dirs, "agent.prefetch_decisions_ahead=0")
+    reused_now = now[~now.vision_call & (now.action != "")]
+    assert len(reused_now) and (reused_now.decided_ahead == "").all() and (reused_now.decisions == 1).all()
+    assert (reused_now.choose_ms >= 400).all()
     off_episodes, off = _run(tmp_path / "off", "newsletter-subscribe", dirs, "ablate=prefetch")
     assert off_episodes.success.all() and (off.decided_ahead == "").all()
     assert (off[off.action != ""].decisions == 1).all()
