@@ -13,6 +13,7 @@ import platform
 import subprocess
 import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
@@ -288,6 +289,10 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
             meta = run_metadata(cfg, browser.version, resolved, executable)
             (run_dir / "run.json").write_text(json.dumps(meta, indent=2, default=str))
             writer = TraceWriter(run_dir, meta)
+            # Traces are written on a thread of their own, one episode after the other: on the
+            # event loop a write (rows to Arrow, two parquet files, now and then the combined
+            # files) held every running episode up for tens of ms.
+            writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="traces")
             gate = asyncio.Semaphore(cfg.concurrency)
             progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                                 MofNCompleteColumn(), TextColumn("ok {task.fields[ok]}"),
@@ -312,7 +317,9 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                         again = await run_episode(await pool.get(), server, task, seed, cfg, run_dir,
                                                   diagnose=result.episode.episode_id)
                         result.episode.trace_rerun = "passed" if again.episode.success else "failed"
-                writer.add_episode(result.episode.model_dump(), result.steps)
+                written = asyncio.get_running_loop().run_in_executor(
+                    writing, writer.add_episode, result.episode.model_dump(), result.steps)
+                await asyncio.shield(written)  # (a cancelled run still writes a finished episode)
                 if writer.episodes_written % TRIM_EVERY == 0:
                     release_free_heap()
                 successes += result.episode.success
@@ -326,6 +333,7 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
                 finally:
                     for job in episodes:  # the run itself cancelled: its episodes with it
                         job.cancel()
+                    writing.shutdown(wait=True)  # every finished episode written
             writer.combine()
             await pool.close()
             for job in episodes:
