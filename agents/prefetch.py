@@ -131,9 +131,10 @@ class Prefetcher:
 
 
 def holds(choice: Choice, dom: list[Mark], seen: list[Mark], name: str) -> Choice | None:
-    """A decision made on the DOM's listing `dom`, as it holds for vision's listing `seen` (the
-    same element, named by its number there), or None when it may not (see the module's
-    docstring). `name`: what the subgoal expects the target to be called."""
+    """A decision made ahead on the listing `dom` (the DOM's, or an earlier step's), as it holds
+    for the listing the step has now, `seen` (the same element, named by its number there), or
+    None when it may not (see the module's docstring). `name`: what the subgoal expects the
+    target to be called."""
     mark, reply = choice.mark, choice.reply
     if mark is None or mark.ref is None or choice.to is not None:
         return None
@@ -173,7 +174,8 @@ def _charge(step: Step, choice: Choice) -> None:
 
 @dataclass
 class Ahead:
-    """A decision under way for a step, on the DOM's listing."""
+    """A decision under way for a step, on the listing it is made from (the DOM's while vision
+    looks, or an earlier step's)."""
 
     step: Step
     listing: list[Mark]

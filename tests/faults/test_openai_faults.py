@@ -13,7 +13,9 @@ from conftest import run_experiment
 from stub_openai import StubOpenAI, StubReply
 
 pytestmark = pytest.mark.browser
-BACKOFF, TIMEOUT, RETRIES = 0.1, 0.3, 2
+BACKOFF, TIMEOUT, RETRIES = 0.2, 0.3, 2
+# How late the stub may note a request's arrival on a loaded machine (a gap shrinks by as much).
+LATE = 0.05
 
 
 def test_model_faults_are_retried_with_backoff_and_recorded(tmp_path: Path) -> None:
@@ -48,7 +50,9 @@ def test_model_faults_are_retried_with_backoff_and_recorded(tmp_path: Path) -> N
     # Bounded: transient errors got 1 + max_retries attempts, the rest exactly one.
     assert len(arrivals) == len(errors) + 2 * RETRIES
     # Backoff: the wait before retry n is backoff_s * 2**(n-1) (after the attempt's own time).
+    # The arrivals are noted by the stub, a little late when the machine is loaded: without any
+    # backoff a gap would be at most LATE, with it at least the backoff less LATE.
     for first, extra in ((0, 0.0), (1 + RETRIES, TIMEOUT)):
         gaps = [arrivals[first + n + 1] - arrivals[first + n] - extra for n in range(RETRIES)]
-        assert all(g >= 0.9 * BACKOFF * 2 ** n for n, g in enumerate(gaps)), gaps
+        assert all(g >= BACKOFF * 2 ** n - LATE for n, g in enumerate(gaps)), gaps
     assert json.loads((tmp_path / "run.json").read_text())["config"]["perception"]["name"] == "openai"
