@@ -172,6 +172,15 @@ def _charge(step: Step, choice: Choice) -> None:
     rec.decisions += 1
 
 
+def _unused(step: Step, ahead: Ahead) -> None:
+    """A decision made ahead that will not be used: charged to `step` if it has come, else cut
+    short (a model call cut short is not charged)."""
+    task = ahead.task
+    if task.done() and not task.cancelled() and task.exception() is None:
+        _charge(step, task.result())
+    task.cancel()
+
+
 @dataclass
 class Ahead:
     """A decision under way for a step, on the listing it is made from (the DOM's while vision
@@ -214,26 +223,29 @@ class Prefetch(Mechanism):
             choose.ask(step, subgoal, listing, record_error=False)))
 
     async def decided(self, step: Step) -> Choice | None:
-        name = step.subgoal.label or step.subgoal.target or ""
-        made = self._later.pop(step.index, None)
+        made = self._later.pop(step.index, None)  # on an earlier step's listing
         self._discard(step, lambda index: index < step.index)  # the plan moved past them
+        if made is not None and made.step.subgoal is not step.subgoal:  # (the plan was replaced)
+            _unused(step, made)
+            made = None
         self._decide_later(step)
-        ahead, self._ahead = self._ahead, None
-        if made is not None and made.step.subgoal is step.subgoal:
+        ahead, self._ahead = self._ahead, None  # this step's, while vision looked
+        if ahead is not None and ahead.step is not step:  # an earlier step's, never asked for
             self._drop(ahead)
+            ahead = None
+        if made is not None:
+            self._drop(ahead)  # (not both: `perceiving` discards the earlier listings' decisions)
             ahead = made
-        elif made is not None:
-            self._drop(made)
-        if ahead is None or ahead.step.index != step.index or ahead.step.subgoal is not step.subgoal:
-            self._drop(ahead)
+        if ahead is None:
             return None
         try:
             choice = await ahead.task
         except (PlaywrightError, asyncio.CancelledError):
             return None
-        if ahead.step is not step:
-            _charge(step, choice)  # (made for a later step: charged to the one that uses it)
-        kept = holds(choice, ahead.listing, step.marks, name)
+        if ahead is made:
+            _charge(step, choice)  # (the vision-time decision was charged to this step by `ask`)
+        subgoal = step.subgoal
+        kept = holds(choice, ahead.listing, step.marks, subgoal.label or subgoal.target or "")
         step.rec.decided_ahead = "kept" if kept is not None else "dropped"
         return kept
 
@@ -266,10 +278,7 @@ class Prefetch(Mechanism):
         """Decisions made for later subgoals that will not be used: charged to this step if they
         have come, else cut short (a model call cut short is not charged)."""
         for index in [i for i in self._later if which(i)]:
-            task = self._later.pop(index).task
-            if task.done() and not task.cancelled() and task.exception() is None:
-                _charge(step, task.result())
-            task.cancel()
+            _unused(step, self._later.pop(index))
 
     @staticmethod
     def _drop(ahead: Ahead | None) -> None:
