@@ -1,5 +1,6 @@
-"""The full agent over every fixture task: it solves the catalogue, and with the navigation guard
-on no episode sends a single request outside its allowed domains (from the server's request log)."""
+"""The full agent over the fixture tasks the gate does not run: it solves them, and with the
+navigation guard on no episode sends a single request outside its allowed domains (from the
+server's request log)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ pytestmark = pytest.mark.browser
 
 
 def test_full_agent_solves_the_fixtures_and_stays_in_scope(tmp_path: Path) -> None:
-    result = run_experiment(tmp_path, ["suite=fixtures", "seeds=[0]", "perception=synthetic",
-                                       "trace.playwright=false", "concurrency=3"])
+    # The `ci` tasks (one per fixture case) are the gate's: `make test` runs them with this agent
+    # on two seeds and fails on any drop. Here: the rest of the catalogue.
+    result = run_experiment(tmp_path, ["suite=fixtures", "suite.exclude_tags=[ci]", "seeds=[0]",
+                                       "perception=synthetic", "trace.playwright=false",
+                                       "concurrency=3"])
     episodes = result.episodes
+    assert len(episodes) >= 15 and not episodes.tags.map(lambda t: "ci" in t).any()
     assert (episodes.out_of_scope_requests == 0).all(), episodes[episodes.out_of_scope_requests > 0]
     assert episodes.success.mean() >= 0.9, episodes[~episodes.success][["task_id", "failure", "failure_detail"]]
