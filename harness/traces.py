@@ -20,9 +20,8 @@ from tasks.trace import EPISODE_KEYS, SCHEMA_VERSION, EpisodeRecord, StepRecord
 
 METADATA_KEY = b"groundbench"
 PARTS = ".parts"
-# Combining rereads every part written so far, so its cost grows with the run (about 3 s at 500
-# episodes on 2 cores) and it blocks the worker's event loop: it waits at least this many times
-# its last duration, which keeps it under ~5% of a long run's time.
+# Combining rewrites the whole run's two files, so its cost grows with the run: it waits at least
+# this many times its last duration, which keeps it under ~5% of a long run's time.
 COMBINE_PACING = 20
 
 _PA_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string()}
@@ -79,14 +78,21 @@ class TraceWriter:
         self._last_combine = 0.0
         self._combine_s = 0.0
         self.episodes_written = 0
+        # What the combined files hold, kept in memory: the parts an earlier process left (a
+        # resumed run) read once here, then each episode's rows as they are written.
+        self._tables: dict[str, list[pa.Table]] = {
+            kind: [pq.read_table(f, schema=schema) for f in sorted(self.parts.glob(f"{kind}-*.parquet"))]
+            for kind, schema in (("steps", self.steps_schema), ("episodes", self.episodes_schema))}
 
     def add_episode(self, episode: dict[str, Any], steps: list[dict[str, Any]]) -> None:
         key = episode["episode_id"]
         step_rows = [{**{k: episode[k] for k in EPISODE_KEYS}, **s} for s in steps]
-        _write_atomic(pa.Table.from_pylist(step_rows, schema=self.steps_schema),
-                      self.parts / f"steps-{key}.parquet")
-        _write_atomic(pa.Table.from_pylist([episode], schema=self.episodes_schema),
-                      self.parts / f"episodes-{key}.parquet")
+        tables = {"steps": pa.Table.from_pylist(step_rows, schema=self.steps_schema),
+                  "episodes": pa.Table.from_pylist([episode], schema=self.episodes_schema)}
+        for kind, table in tables.items():
+            _write_atomic(table, self.parts / f"{kind}-{key}.parquet")
+        for kind, table in tables.items():  # both parts on disk: now part of the combined files
+            self._tables[kind].append(table)
         self.episodes_written += 1
         wait_s = max(self.combine_every_s, COMBINE_PACING * self._combine_s)
         if time.monotonic() - self._last_combine >= wait_s:
@@ -95,8 +101,7 @@ class TraceWriter:
     def combine(self) -> None:
         started = time.monotonic()
         for kind, schema in (("steps", self.steps_schema), ("episodes", self.episodes_schema)):
-            files = sorted(self.parts.glob(f"{kind}-*.parquet"))
-            tables = [pq.read_table(f, schema=schema) for f in files]
+            tables = self._tables[kind]
             table = pa.concat_tables(tables) if tables else schema.empty_table()
             _write_atomic(table.replace_schema_metadata(schema.metadata), self.run_dir / f"{kind}.parquet")
         self._last_combine = time.monotonic()

@@ -91,7 +91,7 @@ def test_memory_growth_compares_readings_after_few_and_many_episodes() -> None:
 
 
 def test_combining_traces_is_paced_by_its_own_cost(tmp_path: Path) -> None:
-    """Every part is on disk as its episode ends; the combined file, which rereads them all, is
+    """Every part is on disk as its episode ends; the combined file, which holds them all, is
     rebuilt less often as it gets slower, so a long run does not spend its time combining."""
     writer = TraceWriter(tmp_path, {"config_name": "full"}, combine_every_s=0.0)
     writer.add_episode(episode("full", "a", 0, True, 1, ["ci"]), [])
@@ -102,6 +102,23 @@ def test_combining_traces_is_paced_by_its_own_cost(tmp_path: Path) -> None:
     assert len(pd.read_parquet(tmp_path / "episodes.parquet")) == 1
     writer.combine()
     assert len(pd.read_parquet(tmp_path / "episodes.parquet")) == 2
+
+
+def test_a_resumed_writer_combines_the_parts_an_earlier_process_left(tmp_path: Path) -> None:
+    """The combined files are kept in memory, not reread from the parts: a writer taking a folder
+    over (resume=true after a killed run) starts from the parts already there."""
+    killed = TraceWriter(tmp_path, {"config_name": "full"}, combine_every_s=3600)
+    killed.add_episode(episode("full", "a", 0, True, 1, ["ci"]), [{"step": 0}, {"step": 1}])
+    killed.add_episode(episode("full", "b", 0, False, 2, ["ci"]), [{"step": 0}])
+    assert not (tmp_path / "episodes.parquet").exists() or \
+        len(pd.read_parquet(tmp_path / "episodes.parquet")) < 2  # killed before combining them
+    resumed = TraceWriter(tmp_path, {"config_name": "full"}, combine_every_s=3600)
+    resumed.add_episode(episode("full", "c", 0, True, 1, ["ci"]), [{"step": 0}])
+    resumed.combine()
+    episodes = pd.read_parquet(tmp_path / "episodes.parquet")
+    assert sorted(episodes.task_id) == ["a", "b", "c"]
+    steps = pd.read_parquet(tmp_path / "steps.parquet")
+    assert sorted(steps.task_id) == ["a", "a", "b", "c"]
 
 
 @pytest.mark.slow
