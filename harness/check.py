@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.console import console as make_console
+from harness.console import exit_without_teardown
 from harness.metrics import (
     EPISODES_FILE,
     RunFolderError,
@@ -388,6 +389,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    exit_without_teardown()
     args = parser().parse_args(argv)
     console = make_console(highlight=False)
     if not console.is_terminal:

@@ -21,7 +21,7 @@ from rich.table import Table
 from agents.factory import AgentConfig
 from harness.browser import BrowserNotFoundError
 from harness.config import CONF, RunConfig
-from harness.console import console
+from harness.console import console, exit_without_teardown
 from harness.runner import (
     EndpointPreflightError,
     RunDirInUseError,
@@ -218,6 +218,7 @@ def summarize(run_cfg: RunConfig, run_dir: Path) -> None:
 
 def main() -> None:
     global _COMMAND, _VERBOSE
+    exit_without_teardown()
     if "--verbose" in sys.argv:
         sys.argv.remove("--verbose")
         _VERBOSE = True

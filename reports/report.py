@@ -24,6 +24,7 @@ from matplotlib.text import Annotation, Text
 from matplotlib.transforms import Bbox, Transform
 from PIL import Image
 
+from harness.console import exit_without_teardown
 from harness.metrics import (
     EPISODES_FILE,
     RunFolderError,
@@ -774,6 +775,7 @@ def write_html(markdown_path: Path, html_path: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    exit_without_teardown()
     parser = argparse.ArgumentParser(
         prog="groundbench-report",
         description="Plots and tables from groundbench run or sweep folders (parquet traces).")
