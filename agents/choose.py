@@ -94,7 +94,8 @@ class SecondLook:
     async def look_again(self, step: Step, hints: list[str], cap: int) -> None:
         episode = step.episode
         result = await perceive.vision_call(step, episode.vision_text(step.subgoal), hints, "large", cap)
-        step.marks = perceive.rank(step, await perceive.enrich(step, step.seen + perceive.to_viewport(step, result)))
+        marks = await perceive.enrich(step, step.seen + perceive.to_viewport(step, result))
+        step.marks = perceive.rank(step, await perceive.drawn(step, marks))
         step.choice = await ask(step, step.subgoal, step.marks)
         step.unseen = missed(step)
 

@@ -39,6 +39,7 @@ from agents.submenus import Submenus, SubmenusConfig
 from agents.tiers import Tiers, TiersConfig
 from agents.transient import Transient, TransientConfig
 from agents.uncover import Uncover, UncoverConfig
+from agents.undrawn import Undrawn, UndrawnConfig
 from agents.viewport_scope import ViewportScope, ViewportScopeConfig
 
 
@@ -76,7 +77,7 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
-                  InterruptionsConfig, SubmenusConfig):
+                  InterruptionsConfig, SubmenusConfig, UndrawnConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -111,6 +112,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("ambient_key", lambda c: AmbientKey()),
     ("navigation_guard", lambda c: NavigationGuarding()),
     ("navigation_undo", lambda c: NavigationUndo()),
+    ("undrawn", lambda c: Undrawn()),
     ("uncover", lambda c: Uncover()),
     ("interruptions", lambda c: Interruptions()),
     ("submenus", lambda c: Submenus()),

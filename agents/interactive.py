@@ -43,13 +43,25 @@ CENTRE_HIT_JS = """(el) => {
   return (root.elementFromPoint ? root : document).elementFromPoint(x, y);
 }"""
 
+# Whether an element is drawn at all: a JS function expression, `(el) => true` when it is not
+# (hidden, or inside a box faded to opacity 0, which keeps it in the document, the accessibility
+# tree and the hit test). An element whose own opacity is 0 in a drawn parent counts as drawn: it
+# stands over what the page draws for it (a tick box's square, a styled file button), the way
+# design systems build such controls. Used by the synthetic reader and agents/undrawn.py.
+UNDRAWN_JS = """(el) => {
+  if (getComputedStyle(el).visibility === "hidden") return true;
+  const root = el.getRootNode();
+  const parent = el.parentElement || (root instanceof ShadowRoot ? root.host : null);
+  return !!parent && !!parent.checkVisibility && !parent.checkVisibility({ opacityProperty: true });
+}"""
+
 _PLACEHOLDERS = {"__INTERACTIVE__": INTERACTIVE, "__CLICKABLE__": CLICKABLE,
                  "__CLICK_OWNER__": CLICK_OWNER}
 
 
 def inject(js: str) -> str:
     """`js` with each placeholder (__INTERACTIVE__, __CLICKABLE__, __CLICK_OWNER__) replaced by its
-    selector as a JS string literal."""
+    selector as a JS string literal, and __UNDRAWN__ by the function `UNDRAWN_JS`."""
     for name, selector in _PLACEHOLDERS.items():
         js = js.replace(name, json.dumps(selector))
-    return js
+    return js.replace("__UNDRAWN__", UNDRAWN_JS)

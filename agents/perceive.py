@@ -111,6 +111,13 @@ async def enrich(step: Step, seen: list[Seen]) -> list[Mark]:
     return marks
 
 
+async def drawn(step: Step, marks: list[Mark]) -> list[Mark]:
+    """The marks a person could see (a mechanism may leave out what the page does not draw)."""
+    for m in step.episode.mechanisms:
+        marks = await m.drawn(step, marks)
+    return marks
+
+
 def rank(step: Step, marks: list[Mark]) -> list[Mark]:
     t0 = time.perf_counter()
     for m in step.episode.mechanisms:
@@ -124,4 +131,4 @@ async def listing(step: Step) -> None:
     await perceive(step)
     if step.episode.backend is not None:
         step.marks = await enrich(step, step.seen)
-    step.marks = rank(step, step.marks)
+    step.marks = rank(step, await drawn(step, step.marks))

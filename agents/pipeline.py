@@ -195,6 +195,10 @@ class Mechanism:
         element of the accessibility tree, bound to what would receive a click there."""
         return marks
 
+    async def drawn(self, step: Step, marks: list[Mark]) -> list[Mark]:
+        """The marks a person could see on the page (before ranking; with or without vision)."""
+        return marks
+
     def rank(self, step: Step, marks: list[Mark]) -> list[Mark]:
         return marks
 

@@ -13,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 # 2: episodes carry raw_reward (MiniWoB). 3: and trace_rerun. 4: steps carry ambient_probe_ms.
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
-# 8: and uncovered. 9: and interruption.
-SCHEMA_VERSION = 10
+# 8: and uncovered. 9: and interruption. 10: and resemblance (decided_ahead and decisions came
+# later without a bump). 11: and undrawn.
+SCHEMA_VERSION = 11
 
 
 class Cost(BaseModel):
@@ -100,6 +101,8 @@ class StepRecord(BaseModel):
     perceptual_confidence: float = 1.0
     actionable: bool = True
     uncovered: str = ""  # agents/uncover.py: escape, click_away (uncovered the target) or still
+    # agents/undrawn.py: the labels of the marks left out of the listing as not drawn (JSON list)
+    undrawn: str = ""
     # agents/interruptions.py: "appeared" (the action brought up a popup the plan does not
     # mention), "dismissed: <its button>" (the step answered it so), "stayed: <its button>"
     interruption: str = ""

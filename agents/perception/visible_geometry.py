@@ -49,13 +49,14 @@ _READ_JS = inject(r"""
   // agents/interactive.py: controls are drawn as regions; a compound row's parent may hold at
   // most two places to click (controls and labels).
   const INTERACTIVE = __INTERACTIVE__, CLICKABLE = __CLICKABLE__;
+  const undrawn = __UNDRAWN__;
   const visibleBox = (el) => {
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) return null;
     const cs = getComputedStyle(el);
-    if (cs.visibility === "hidden" || cs.display === "none" || parseFloat(cs.opacity) === 0) return null;
-    // inside a box faded to nothing (opacity is not inherited: the element's own is 1)
-    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true })) return null;
+    if (cs.visibility === "hidden" || cs.display === "none" || undrawn(el)) return null;
+    // faded to nothing itself: unless a control over what its parent draws for it (agents/interactive.py)
+    if (parseFloat(cs.opacity) === 0 && !el.matches(INTERACTIVE)) return null;
     const x = r.left + ox, y = r.top + oy;
     if (x + r.width < 0 || y + r.height < 0 || x > vw || y > vh) return null;
     return [x, y, r.width, r.height];
