@@ -100,13 +100,24 @@ class Enrichment(Mechanism):
         worker, choice = step.episode.worker, step.choice
         if step.episode.backend is None or not isinstance(worker, PlanFollower) or step.obs is None:
             return None
-        best = worker.match(step.subgoal, dom_marks(step.placed, step.obs.id),
+        size = step.page.viewport_size or {"width": 1280, "height": 720}
+        placed = [p for p in step.placed if p.element.ref not in step.undrawn]
+        counts = step.subgoal.nth is not None
+        if counts:
+            # An ordinal counts what is drawn in view, as vision does: elements scrolled out of
+            # view would shift the DOM's count, not vision's.
+            placed = [p for p in placed if p.box.meets(size)]
+        best = worker.match(step.subgoal, dom_marks(placed, step.obs.id),
                             step.episode.excluded(), step.episode.prefer_toggle)
         chosen = choice.mark if choice is not None else None
-        if best.mark is None or (chosen is not None and choice is not None
-                                 and best.score <= choice.score + MISSED_MARGIN):
+        if best.mark is None:
             return None
-        size = step.page.viewport_size or {"width": 1280, "height": 720}
+        # Counting, vision's nth and the DOM's differ when vision missed one before the target.
+        recount = counts and chosen is not None and chosen.ref is not None \
+            and best.mark.ref != chosen.ref
+        if not recount and chosen is not None and choice is not None \
+                and best.score <= choice.score + MISSED_MARGIN:
+            return None
         box = best.mark.box
         return Unseen(best.mark, box.y + box.height > 0 and box.y < size["height"])
 

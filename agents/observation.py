@@ -49,6 +49,11 @@ class Box(BaseModel):
     def area(self) -> float:
         return max(self.width, 0) * max(self.height, 0)
 
+    def meets(self, size: dict[str, int]) -> bool:
+        """Whether some of the box lies in a viewport of this size ({"width", "height"})."""
+        return self.x + self.width > 0 and self.y + self.height > 0 and self.x < size["width"] \
+            and self.y < size["height"]
+
 
 class Element(BaseModel):
     """One node of the aria snapshot that carries a ref."""

@@ -103,6 +103,7 @@ class Step:
     marks: list[Mark] = field(default_factory=list)
     choice: Choice | None = None
     unseen: Unseen | None = None
+    undrawn: set[str] = field(default_factory=set)  # refs the page does not draw (agents/undrawn.py)
     png: bytes | None = None  # the step's screenshot, if one was taken (Set-of-Mark image)
     advance: int | None = None
 

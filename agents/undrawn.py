@@ -65,12 +65,16 @@ class Undrawn(Mechanism):
     name = "undrawn"
 
     async def drawn(self, step: Step, marks: list[Mark]) -> list[Mark]:
-        checked = doubtful(step, marks)
-        if not checked:
-            return marks
+        """The listing without the marks the page does not draw. On a subgoal that counts, every
+        control the observation places in view is read too: what the DOM counts (the DOM bridge's
+        check of an ordinal, agents/enrichment.py) leaves them out as well (`step.undrawn`)."""
+        refs = {m.ref for m in doubtful(step, marks) if m.ref is not None}
+        if step.subgoal.nth is not None:
+            size = step.page.viewport_size or {"width": 1280, "height": 720}
+            refs |= {p.element.ref for p in step.placed if p.element.interactive and p.box.meets(size)}
         # Top-document elements, by the box the snapshot gave each (a frame's are not read).
-        boxed = [(m, el.box) for m in checked
-                 if step.obs is not None and (el := step.obs.elements.get(m.ref or "")) is not None
+        boxed = [(ref, el.box) for ref in sorted(refs)
+                 if step.obs is not None and (el := step.obs.elements.get(ref)) is not None
                  and el.box is not None and not el.frame]
         if not boxed:
             return marks
@@ -78,8 +82,8 @@ class Undrawn(Mechanism):
             read = await step.page.evaluate(_READ_JS, [[b.x, b.y, b.width, b.height] for _, b in boxed])
         except PlaywrightError:
             return marks  # the page went away under the read: nothing to say
-        gone = {m.number for (m, _), undrawn in zip(boxed, read, strict=True) if undrawn is True}
-        if not gone:
-            return marks
-        step.rec.undrawn = json.dumps(sorted(m.label for m in marks if m.number in gone))[:300]
-        return [m for m in marks if m.number not in gone]
+        step.undrawn |= {ref for (ref, _), undrawn in zip(boxed, read, strict=True) if undrawn is True}
+        kept = [m for m in marks if m.ref not in step.undrawn]
+        if len(kept) < len(marks):
+            step.rec.undrawn = json.dumps(sorted(m.label for m in marks if m.ref in step.undrawn))[:300]
+        return kept

@@ -47,3 +47,16 @@ def test_switched_off_the_faded_row_is_counted(tmp_path: Path) -> None:
     # every seed puts the faded row before the target: counted, it moves the count by one
     assert not episodes.success.any(), episodes[["task_id", "seed", "success"]]
     assert set(episodes.failure) == {"wrong_target"}
+
+
+def test_an_ordinal_vision_miscounted_is_counted_again(tmp_path: Path) -> None:
+    """With vision, "the 2nd check box" is counted among what vision listed: on these seeds the
+    simulated model misses a tick box before the target, so its 2nd is the DOM's 3rd. The DOM's
+    count (drawn controls in view) disagrees, and the second look it asks for sees them all."""
+    run = run_experiment(tmp_path, [
+        f"sites.dirs=[{HERE / 'sites'}]", f"tasks.dirs=[{HERE / 'tasks'}]", "suite=fixtures",
+        "suite.ids=[inbox-select-second]", "seeds=[2,3,6,7]", "perception=synthetic",
+        "trace.playwright=false", "trace.screenshots=none"])
+    episodes, steps = run.episodes, pd.read_parquet(run.run_dir / "steps.parquet")
+    assert episodes.success.all(), episodes[~episodes.success][["seed", "failure_detail"]]
+    assert steps.groupby("episode_id").coverage_pass.any().all()
