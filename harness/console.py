@@ -24,5 +24,6 @@ def exit_without_teardown() -> None:
     interpreter's last collection frees every class, function and closure the agent's pydantic
     models and mechanisms built (0.2-0.3 s per command, measured). Files, threads and `atexit`
     work finish first as usual; only the final freeing of memory is skipped. Registered by the
-    command-line entry points, so a program that calls their code keeps its collector."""
+    command-line entry points; it acts only at exit, so a program that calls them keeps its
+    collector while it runs."""
     atexit.register(gc.freeze)

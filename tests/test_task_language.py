@@ -57,8 +57,12 @@ def test_expect_is_judged_per_step(full_run) -> None:
     assert held[held.subgoal_index < 6].expect_held.isna().all()
     unmet = _steps(full_run, "studio-unmet")
     # the click changed the page ("Saved"), but not into what the plan expects: not the effect,
-    # so the subgoal is tried again (and then changes nothing)
-    assert (unmet.expect_held == False).all()
+    # so the subgoal is tried again (and then changes nothing). Every step that acted is judged
+    # unmet; a last step may find the button dropped by the dead-action guard (its two no-ops
+    # spread over dead_action_min_ms, as on a loaded machine) and act on nothing (None).
+    acted = unmet[unmet.action != ""]
+    assert len(acted) >= 2 and (acted.expect_held == False).all()
+    assert unmet[unmet.action == ""].expect_held.isna().all()
     assert unmet.error_type.iloc[0] == "expect_unmet" and "published" in unmet.error.iloc[0]
     assert not unmet.effective.any()
 
