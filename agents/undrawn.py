@@ -18,7 +18,7 @@ from collections import Counter
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
-from agents.interactive import UNDRAWN_JS
+from agents.interactive import inject
 from agents.marks import Mark
 from agents.pipeline import Mechanism, Step
 
@@ -26,24 +26,24 @@ from agents.pipeline import Mechanism, Step
 # not drawn (true), is drawn (false), or cannot be told (null: its centre is outside the viewport,
 # or no element at that point has that box). elementsFromPoint lists what the hit test finds at
 # a point from the top down, faded elements included, entering open shadow roots.
-_READ_JS = f"""(boxes) => {{
-  const undrawn = {UNDRAWN_JS};
-  return boxes.map(([x, y, w, h]) => {{
+_READ_JS = inject("""(boxes) => {
+  const undrawn = __UNDRAWN__;
+  return boxes.map(([x, y, w, h]) => {
     const cx = x + w / 2, cy = y + h / 2;
     if (cx < 0 || cy < 0 || cx >= innerWidth || cy >= innerHeight) return null;
     const same = (r) => Math.abs(r.left - x) <= 1 && Math.abs(r.top - y) <= 1 &&
                         Math.abs(r.width - w) <= 1 && Math.abs(r.height - h) <= 1;
-    const find = (root, depth) => {{
-      for (const el of root.elementsFromPoint(cx, cy)) {{
+    const find = (root, depth) => {
+      for (const el of root.elementsFromPoint(cx, cy)) {
         if (same(el.getBoundingClientRect())) return el;
-        if (el.shadowRoot && depth < 4) {{ const inner = find(el.shadowRoot, depth + 1); if (inner) return inner; }}
-      }}
+        if (el.shadowRoot && depth < 4) { const inner = find(el.shadowRoot, depth + 1); if (inner) return inner; }
+      }
       return null;
-    }};
+    };
     const el = find(document, 0);
     return el ? undrawn(el) : null;
-  }});
-}}"""
+  });
+}""")
 
 
 class UndrawnConfig(BaseModel):
