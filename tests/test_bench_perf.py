@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,17 @@ def test_machine_facts_and_the_memory_of_a_process_tree() -> None:
     mem = machine.tree_memory()
     assert 0 < mem["python_rss"] <= mem["tree_rss"] and 0 < mem["tree_pss"] <= mem["tree_rss"]
 
+
+
+@pytest.mark.parametrize("interval_s", [None, 0.05])
+def test_a_run_is_timed_to_its_exit_sampled_or_not(interval_s: float | None, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    popen = machine.psutil.Popen  # a child that takes 0.4 s stands in for groundbench
+    monkeypatch.setattr(machine.psutil, "Popen", lambda args, **kw: popen(
+        [sys.executable, "-c", "import time; time.sleep(0.4)"], **kw))
+    sampled = machine.run_sampled(["suite=ci"], tmp_path / "run", interval_s=interval_s)
+    assert sampled["wall_s"] >= 0.4
+    assert (len(sampled["samples"]) > 0) == (interval_s is not None)
 
 @pytest.mark.browser
 def test_overhead_at_its_smallest_size(tmp_path: Path) -> None:

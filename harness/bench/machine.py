@@ -49,17 +49,19 @@ def selection(suite: str, tasks: Sequence[str] = ()) -> list[str]:
     return ["suite=fixtures", f"suite.ids=[{','.join(tasks)}]"] if tasks else [f"suite={suite}"]
 
 
-def run_sampled(overrides: Sequence[str], run_dir: Path, interval_s: float = 0.25) -> dict[str, Any]:
+def run_sampled(overrides: Sequence[str], run_dir: Path, interval_s: float | None = 0.25) -> dict[str, Any]:
     """Run `groundbench OVERRIDES hydra.run.dir=RUN_DIR` as a child process (one worker, as a user
     runs it) and sample, every interval_s, its memory (`tree_memory`) and how many episodes it has
-    finished (the per-episode trace parts written so far)."""
+    finished (the per-episode trace parts written so far). interval_s=None samples nothing: the
+    run alone is timed (a sample reads every process's memory map, about 25 ms of CPU each time,
+    which a benchmark timing the run against a peer not sampled must not charge to it)."""
     parts = run_dir / PARTS
     samples: list[dict[str, Any]] = []
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = psutil.Popen([sys.executable, "-m", "harness", *overrides, f"hydra.run.dir={run_dir}"],
                             stdout=subprocess.DEVNULL, stderr=err)
-        while proc.poll() is None:
+        while interval_s is not None and proc.poll() is None:
             try:
                 memory = tree_memory(proc.pid)
             except psutil.NoSuchProcess:
@@ -67,8 +69,9 @@ def run_sampled(overrides: Sequence[str], run_dir: Path, interval_s: float = 0.2
             done = sum(1 for _ in parts.glob("episodes-*.parquet")) if parts.is_dir() else 0
             samples.append({"t": time.perf_counter() - t0, "episodes": done, **memory})
             time.sleep(interval_s)
+        returncode = proc.wait()
         wall_s = time.perf_counter() - t0
-        if proc.wait() != 0:
+        if returncode != 0:
             err.seek(0)
             raise RuntimeError(f"groundbench {' '.join(overrides)} failed:\n{err.read().decode()[-2000:]}")
     return {"wall_s": wall_s, "samples": samples}

@@ -15,7 +15,8 @@ itself runs headless, so both sides drive the same binary), and serves the `mini
 html over http on loopback for MINIWOB_URL.
 
 Each side is one child process, timed from start to exit (imports, browser start-up and
-everything else included) on the same episodes, tasks x seeds:
+everything else included) on the same episodes, tasks x seeds, with nothing sampling beside it
+(the memory sampler of the other benchmarks costs a run about 7% of its wall time here):
 - browsergym: `harness/bench/peer_browsergym_side.py` run by the BrowserGym venv's python: its
   own environment with its defaults and a trivial one-step agent (see that file); observation cost
   is every `_get_obs` call (DOM snapshot, accessibility tree, screenshot, element properties);
@@ -153,7 +154,7 @@ def groundbench_side(tasks: Sequence[str], seeds: Sequence[int], run_dir: Path,
     overrides = ["suite=miniwob", f"suite.ids=[{','.join(f'miniwob.{t}' for t in tasks)}]",
                  "perception=synthetic", "perception.capture=true", f"seeds=[{','.join(map(str, seeds))}]",
                  *(["concurrency=1"] if sequential else [])]
-    sampled = machine.run_sampled(overrides, run_dir)
+    sampled = machine.run_sampled(overrides, run_dir, interval_s=None)  # timed as the peer is
     eps = pd.read_parquet(run_dir / "episodes.parquet")
     steps = pd.read_parquet(run_dir / "steps.parquet")
     obs = steps.observe_ms + steps.perceive_ms
