@@ -114,9 +114,16 @@ class GroundingAgent:
         return False
 
     async def _settle(self, episode: Episode) -> None:
-        await self.settler.settle(episode.page)
+        # The mechanisms' reads of the settled page travel with the settle's last wait.
+        asked = [(m, read) for m in episode.mechanisms if (read := m.settle_read()) is not None]
+        got = await self.settler.settle(episode.page, [read for _, read in asked])
+        reads = dict(zip([id(m) for m, _ in asked], got or [None] * len(asked), strict=True))
+        waited = False  # a hook waited on the page: the later reads are out of date
         for m in episode.mechanisms:
-            await m.settled(episode.page)
+            if id(m) in reads:
+                waited = bool(await m.settled(episode.page, None if waited else reads[id(m)])) or waited
+            else:
+                waited = bool(await m.settled(episode.page)) or waited
 
     async def _observe(self, step: Step) -> None:
         episode, rec = step.episode, step.rec

@@ -42,12 +42,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import BaseModel, Field
 
 from agents.pipeline import Episode, Mechanism, Step
+from agents.settle import Read
 
 # Installed before any page script. `acting`: the action's window (mark to verdict); `stretch`:
 # changes per element since the last verdict or settle (the agent idle); `restless`: changed while
@@ -204,10 +206,15 @@ class Watch:
         except PlaywrightError:
             pass  # a page mid-navigation: its next document starts with no window (no veto)
 
-    async def settled(self, page: Page) -> None:
+    def settle_read(self) -> tuple[str, Any] | None:
+        """SETTLED_JS as the next settle ends (outside an action only)."""
+        return None if self.acting else (SETTLED_JS, None)
+
+    async def settled(self, page: Page, read: Read | None = None) -> None:
         """The agent's settle has ended: outside an action, the page's changes count from here
-        (inside one, a settle changes nothing: the verdict starts the next idle stretch)."""
-        if self.acting:
+        (inside one, a settle changes nothing: the verdict starts the next idle stretch). `read`:
+        SETTLED_JS already ran as the settle ended."""
+        if self.acting or read is not None:
             return
         try:
             await page.evaluate(SETTLED_JS)
@@ -261,8 +268,11 @@ class Ambient(Mechanism):
     async def start(self, episode: Episode) -> None:
         await self.watch.install(episode.page)
 
-    async def settled(self, page: Page) -> None:
-        await self.watch.settled(page)
+    def settle_read(self) -> tuple[str, Any] | None:
+        return self.watch.settle_read()
+
+    async def settled(self, page: Page, read: Read | None = None) -> None:
+        await self.watch.settled(page, read)  # (a read taken before another hook waited: None)
 
     async def before_action(self, page: Page) -> None:
         await self.watch.mark(page)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from playwright.async_api import Page
 
@@ -22,6 +22,7 @@ from agents.frames import TOP_ONLY, Geometry
 from agents.marks import Mark, Placed, Seen, TargetIdentity
 from agents.observation import Observation, RefBook
 from agents.perception.base import PerceptionResult, Tier, VisionBackend
+from agents.settle import Read
 from agents.worker.base import Choice, Worker
 from tasks.schema import Subgoal
 
@@ -131,8 +132,18 @@ class Mechanism:
         """Take this step over entirely (True: done, `step.advance` set)."""
         return False
 
-    async def settled(self, page: Page) -> None:
-        """After every settle (start page, each action)."""
+    def settle_read(self) -> tuple[str, Any] | None:
+        """A read of the page wanted as the next settle ends: (the source of a JS function of one
+        argument, its argument), run in the round trip of the settle's last wait; what it gave
+        comes to `settled` as `read`."""
+        return None
+
+    async def settled(self, page: Page, read: Read | None = None) -> bool | None:
+        """After every settle (start page, each action). `read`: what `settle_read`'s function
+        gave, or None (none asked for, the settle ended without running it, or a mechanism before
+        this one waited on the page since: read the page). True: this hook waited for the page
+        (what the settle read for the mechanisms after it is out of date)."""
+        return None
 
     async def quiesce(self) -> None:
         """Stop background work (the page is being left, or the episode ends)."""

@@ -6,7 +6,11 @@ agent last acted."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request, Response
@@ -67,6 +71,24 @@ QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
 })"""
 
 
+@dataclass(frozen=True)
+class Read:
+    """What one read run as a settle ended gave (`value`: the JS function's result)."""
+
+    value: Any
+
+
+@functools.cache
+def quiet_then(sources: tuple[str, ...]) -> str:
+    """QUIET_JS, then reads of the page (JS functions of one argument) in the same round trip:
+    `([quietArgs, readArgs])` resolves to [went quiet, [{ok, value} or {error} per read]]. The reads
+    are written into the script (no eval in the page, which its own policy may forbid); the same
+    few combinations recur, so the script's text is built once each."""
+    reads = ",\n    ".join(f"(() => {{ try {{ return {{ok: true, value: ({src})(readArgs[{i}])}}; }} "
+                           f"catch (e) {{ return {{error: String(e)}}; }} }})()"
+                           for i, src in enumerate(sources))
+    return (f"async ([args, readArgs]) => {{\n  const quiet = await ({QUIET_JS})(args);\n"
+            f"  return [quiet, [\n    {reads}\n  ]];\n}}")
 
 class Settler:
     """Waits for one page to settle; `acted_at` is time.monotonic() of the last settle's start."""
@@ -94,7 +116,11 @@ class Settler:
         if response.request.method in WRITES:
             self._in_flight.discard(response.request)
 
-    async def settle(self, page: Page) -> None:
+    async def settle(self, page: Page, reads: Sequence[tuple[str, Any]] = ()) -> list[Read | None] | None:
+        """Wait until the page is quiet. `reads`: (a JS function's source, its argument) to run in
+        the page as the settle ends, in the round trip of its last wait; returns what each gave,
+        in order (None for one that threw), or None when the settle ended without them (the page
+        navigated, or the settle only waits out its cap): the caller then reads the page itself."""
         self.acted_at = time.monotonic()
         t0 = time.perf_counter()
         try:
@@ -104,18 +130,23 @@ class Settler:
         cap, quiet = self.config.settle_ms, self.config.settle_quiet_ms
         if quiet >= cap:
             await page.wait_for_timeout(cap)
-            return
+            return None
         deadline = t0 + cap / 1000
         anim_deadline = t0 + max(cap, self.config.settle_animation_ms) / 1000
+        script = quiet_then(tuple(src for src, _ in reads))
+        values: list[Read | None] | None = None
         while (left_ms := (deadline - time.perf_counter()) * 1000) > 1:
             anim_ms = max(left_ms, (anim_deadline - time.perf_counter()) * 1000)
             try:
                 # Bounded here too: a document whose timers stop (frozen, or moving into the
                 # back-forward cache) would never answer.
-                went_quiet = await asyncio.wait_for(
-                    page.evaluate(QUIET_JS, [quiet, left_ms, anim_ms]), timeout=anim_ms / 1000 + 0.25)
+                went_quiet, got = await asyncio.wait_for(
+                    page.evaluate(script, [[quiet, left_ms, anim_ms], [arg for _, arg in reads]]),
+                    timeout=anim_ms / 1000 + 0.25)
             except (PlaywrightError, TimeoutError):  # navigated or frozen: wait out the cap
                 await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
-                return
+                return None
+            values = [Read(v.get("value")) if isinstance(v, dict) and v.get("ok") else None for v in got]
             if not went_quiet or not self._in_flight:
-                return
+                return values
+        return values

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
@@ -35,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from agents.fingerprint import Fingerprint
 from agents.pipeline import Episode, Mechanism, Step
-from agents.settle import QUIET_JS
+from agents.settle import QUIET_JS, Read
 
 # The keys of the transient indicators rendered now, minus those in `known` (taken for part of
 # the page). A key names the indicator by what it is, not by id or class (pages re-render them).
@@ -127,10 +128,14 @@ class Transient(Mechanism):
         except PlaywrightError:
             return None  # navigated mid-read: the next settle looks again
 
-    async def settled(self, page: Page) -> None:
-        found = await self._indicators(page)
+    def settle_read(self) -> tuple[str, Any] | None:
+        return INDICATORS_JS, sorted(self.known)
+
+    async def settled(self, page: Page, read: Read | None = None) -> bool:
+        found = set(read.value) | self._requests() if read is not None and isinstance(read.value, list) \
+            else await self._indicators(page)
         if not found:
-            return
+            return False
         t0 = time.perf_counter()
         deadline = t0 + self.max_ms / 1000
         while found and time.perf_counter() < deadline:
@@ -146,6 +151,7 @@ class Transient(Mechanism):
             except (PlaywrightError, TimeoutError):
                 pass
         self.waited_ms += (time.perf_counter() - t0) * 1000
+        return True
 
     async def validated(self, step: Step, before: Fingerprint | None, after: Fingerprint | None) -> None:
         step.rec.transient_ms = round(self.waited_ms, 1)
