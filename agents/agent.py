@@ -115,15 +115,16 @@ class GroundingAgent:
 
     async def _settle(self, episode: Episode) -> None:
         # The mechanisms' reads of the settled page travel with the settle's last wait.
-        asked = [(m, read) for m in episode.mechanisms if (read := m.settle_read()) is not None]
-        got = await self.settler.settle(episode.page, [read for _, read in asked])
-        reads = dict(zip([id(m) for m, _ in asked], got or [None] * len(asked), strict=True))
+        page, asked = episode.page, [m.settle_read() for m in episode.mechanisms]
+        wanted = [read for read in asked if read is not None]
+        got = iter(await self.settler.settle(page, wanted) or [None] * len(wanted))
         waited = False  # a hook waited on the page: the later reads are out of date
-        for m in episode.mechanisms:
-            if id(m) in reads:
-                waited = bool(await m.settled(episode.page, None if waited else reads[id(m)])) or waited
+        for m, read in zip(episode.mechanisms, asked, strict=True):
+            if read is None:
+                waited = bool(await m.settled(page)) or waited
             else:
-                waited = bool(await m.settled(episode.page)) or waited
+                value = next(got)
+                waited = bool(await m.settled(page, None if waited else value)) or waited
 
     async def _observe(self, step: Step) -> None:
         episode, rec = step.episode, step.rec

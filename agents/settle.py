@@ -90,6 +90,7 @@ def quiet_then(sources: tuple[str, ...]) -> str:
     return (f"async ([args, readArgs]) => {{\n  const quiet = await ({QUIET_JS})(args);\n"
             f"  return [quiet, [\n    {reads}\n  ]];\n}}")
 
+
 class Settler:
     """Waits for one page to settle; `acted_at` is time.monotonic() of the last settle's start."""
 
