@@ -147,6 +147,8 @@ class Settler:
             except (PlaywrightError, TimeoutError):  # navigated or frozen: wait out the cap
                 await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
                 return None
+            # (read after every wait: only the last wait's reads are returned, and a read that
+            # marks the page, as the ambient filter's does, counts from the last)
             values = [Read(v.get("value")) if isinstance(v, dict) and v.get("ok") else None for v in got]
             if not went_quiet or not self._in_flight:
                 return values

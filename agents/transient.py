@@ -132,8 +132,10 @@ class Transient(Mechanism):
         return INDICATORS_JS, sorted(self.known)
 
     async def settled(self, page: Page, read: Read | None = None) -> bool:
-        found = set(read.value) | self._requests() if read is not None and isinstance(read.value, list) \
-            else await self._indicators(page)
+        if read is not None and isinstance(read.value, list):  # read as the settle ended
+            found: set[str] | None = set(read.value) | self._requests()
+        else:
+            found = await self._indicators(page)
         if not found:
             return False
         t0 = time.perf_counter()
