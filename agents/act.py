@@ -30,7 +30,6 @@ from agents.actions import (
     Type,
     Wait,
     execute,
-    locator_for,
 )
 from agents.interactive import CENTRE_HIT_JS
 from agents.marks import DEGRADED_CONFIDENCE, Mark
@@ -211,8 +210,7 @@ async def in_view(step: Step, mark: Mark) -> bool:
         x, y = mark.box.center
         return 0 <= x < size["width"] and 0 <= y < size["height"]
     try:
-        loc = await locator_for(step.page, step.episode.refs, mark.ref, mark.observation_id)
-        return bool(await loc.evaluate(_IN_VIEW_JS, timeout=step.episode.action_timeout_ms))
+        return bool(await step.episode.refs.evaluate(step.page, mark.ref, mark.observation_id, _IN_VIEW_JS))
     except (PlaywrightError, StaleRefError):
         return False
 

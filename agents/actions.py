@@ -269,7 +269,7 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
         case Click() | Expand():
             await loc.click(timeout=timeout_ms)
         case Type():
-            kind = await loc.evaluate(_INPUT_TYPE_JS, timeout=timeout_ms)
+            kind = await refs.evaluate(page, ref, action.observation_id, _INPUT_TYPE_JS)
             value = input_formats.wire(kind, action.text) if kind in input_formats.TYPED else None
             if value is not None:
                 # a date or time field takes its wire format, not the keys of a display format

@@ -79,8 +79,8 @@ class InnerScroll(Mechanism):
         if mark.ref is None:
             return None
         try:
-            loc = await step.episode.refs.live(step.page, mark.ref, mark.observation_id)
-            return float(await loc.evaluate(VISIBLE_SHARE_JS, timeout=step.episode.action_timeout_ms))
+            return float(await step.episode.refs.evaluate(step.page, mark.ref, mark.observation_id,
+                                                          VISIBLE_SHARE_JS))
         except (PlaywrightError, StaleRefError):
             return None
 

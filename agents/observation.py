@@ -16,6 +16,7 @@ import itertools
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
@@ -303,15 +304,30 @@ class RefBook:
         assert self.current is not None
         return await live_locator(page, self.current, ref)
 
+    async def evaluate(self, page: Page, ref: str, observation_id: int, js: str, arg: Any = None) -> Any:
+        """A JS function of the live element behind a ref (and `arg`), run in the page in one round
+        trip; raises PlaywrightError at once for an element that is gone (a ref names the element
+        of one snapshot: waiting would not bring it back). A locator's `evaluate` takes three
+        (wait for the element, evaluate, release the handle)."""
+        self.resolve(ref, observation_id)
+        assert self.current is not None
+        await _read_scope(page, self.current, ref)
+        return await page.eval_on_selector(f"aria-ref={ref}", js, arg, strict=True)
+
     def spend(self) -> None:
         """An action ran: the page may have changed, so the current observation's refs expire."""
         self._spent = True
 
 
 async def live_locator(page: Page, obs: Observation, ref: str) -> Locator:
-    """`aria-ref=` locator for a ref of `obs`. For a viewport observation the ref's scope is read
-    again first when another scope was read last, so Playwright's lookup answers for it; a ref
-    that is gone by then is stale."""
+    """`aria-ref=` locator for a ref of `obs` (see `_read_scope`)."""
+    await _read_scope(page, obs, ref)
+    return page.locator(f"aria-ref={ref}")
+
+
+async def _read_scope(page: Page, obs: Observation, ref: str) -> None:
+    """For a viewport observation the ref's scope is read again when another scope was read
+    last, so Playwright's lookup answers for it; a ref that is gone by then is stale."""
     scope = obs.scopes.get(ref)
     if scope is not None and scope != obs.last_scope:
         try:
@@ -321,4 +337,3 @@ async def live_locator(page: Page, obs: Observation, ref: str) -> Locator:
         obs.last_scope = scope
         if f"[ref={ref}]" not in text:
             raise StaleRefError(ref, obs.id, obs.id, "no longer in its container")
-    return page.locator(f"aria-ref={ref}")

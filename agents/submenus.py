@@ -48,8 +48,8 @@ class Submenus(Mechanism):
             if mark.role not in MENU_ITEMS or mark.ref is None or _key(mark) in self.opened:
                 continue
             try:
-                live = await step.episode.refs.live(step.page, mark.ref, mark.observation_id)
-                opens = await live.evaluate(_OPENS_MENU_JS, timeout=1000)
+                opens = await step.episode.refs.evaluate(step.page, mark.ref, mark.observation_id,
+                                                         _OPENS_MENU_JS)
             except (PlaywrightError, LookupError, ValueError):
                 continue  # gone or stale: not one to open now
             if opens:

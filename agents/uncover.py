@@ -98,7 +98,7 @@ class Uncover(Mechanism):
     async def _covered(step: Step, mark: Mark) -> bool:
         assert mark.ref is not None
         try:
-            loc = await step.episode.refs.live(step.page, mark.ref, mark.observation_id)
-            return bool(await loc.evaluate(_COVERED_JS, timeout=1000))
+            return bool(await step.episode.refs.evaluate(step.page, mark.ref, mark.observation_id,
+                                                         _COVERED_JS))
         except (PlaywrightError, StaleRefError):
             return False

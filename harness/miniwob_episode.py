@@ -4,6 +4,7 @@ built from the utterance the page shows, and the verdict is read from MiniWoB's 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from dataclasses import dataclass
 
@@ -19,19 +20,6 @@ from tasks.schema import Subgoal
 NO_TIMEOUT_MS = 2**31 - 1
 # Steps an open plan (a worker that plans for itself) may take.
 OPEN_PLAN_STEPS = 15
-
-_READY_JS = """() => typeof core !== 'undefined' && typeof genProblem === 'function'
-  && core.cover_div !== null && core.cover_div !== undefined"""
-
-# What miniwob's SeleniumInstance.begin_task does, plus the disabled timer: seed, then start.
-_START_JS = f"""(seed) => {{
-  Math.seedrandom(seed);
-  core.EPISODE_MAX_TIME = {NO_TIMEOUT_MS};
-  core.startEpisodeReal();
-  core.clearTimer();
-}}"""
-
-_TASK_READY_JS = "() => WOB_TASK_READY === true"
 
 # The instruction as text, each picture in it (an icon drawn by an <img>, an <svg>, a canvas or a
 # background image, with no text of its own) written "[picture N]", and the pictures' boxes.
@@ -51,6 +39,33 @@ _QUERY_JS = """() => {
   for (const [i, n] of marks) copies[i].replaceWith(` [picture ${n}] `);
   return {text: boxes.length ? copy.textContent : query.innerText, boxes};
 }"""
+
+# What miniwob's SeleniumInstance.begin_task does, with the episode timer disabled, then the
+# instruction read, in one round trip: wait for the core and the task's generator, seed, start,
+# wait for the task to be drawn. Polled by the page's own timers: Playwright's wait_for_function
+# would install its injected script in the page's main world, a 330 KB script compiled once per
+# document (about 13 ms of the renderer's time on this machine). Resolves to {query} (what
+# _QUERY_JS read), or {missing} when something was still missing after `timeoutMs`.
+_START_JS = f"""async ([seed, timeoutMs]) => {{
+  const t0 = performance.now();
+  const until = async (ok) => {{
+    while (!ok()) {{
+      if (performance.now() - t0 > timeoutMs) return false;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }}
+    return true;
+  }};
+  if (!await until(() => typeof core !== 'undefined' && typeof genProblem === 'function'
+                         && core.cover_div !== null && core.cover_div !== undefined))
+    return {{missing: `no MiniWoB core on the page after ${{timeoutMs}} ms`}};
+  Math.seedrandom(seed);
+  core.EPISODE_MAX_TIME = {NO_TIMEOUT_MS};
+  core.startEpisodeReal();
+  core.clearTimer();
+  if (!await until(() => WOB_TASK_READY === true))
+    return {{missing: `the task was not ready after ${{timeoutMs}} ms`}};
+  return {{query: (QUERY_JS)()}};
+}}""".replace("QUERY_JS", _QUERY_JS)
 
 _REWARD_JS = """() => ({done: WOB_DONE_GLOBAL === true, raw: Number(WOB_RAW_REWARD_GLOBAL),
   reason: WOB_REWARD_REASON === null || WOB_REWARD_REASON === undefined ? ''
@@ -87,16 +102,19 @@ class MiniwobEpisode:
 
     async def start(self, page: Page) -> str:
         """Seed and start the episode on the loaded page; the utterance as the page shows it."""
+        failed = f"{self.task.start} did not start a MiniWoB episode"
         try:
-            await page.wait_for_function(_READY_JS, timeout=self.timeout_ms)
-            await page.evaluate(_START_JS, self.seed)
-            await page.wait_for_function(_TASK_READY_JS, timeout=self.timeout_ms)
+            # (bounded here too: a page whose timers never run would never answer)
+            got = await asyncio.wait_for(page.evaluate(_START_JS, [self.seed, self.timeout_ms]),
+                                         timeout=self.timeout_ms / 1000 + 1)
         except Exception as exc:
-            raise MiniwobPageError(f"{self.task.start} did not start a MiniWoB episode: "
-                                   f"{str(exc).splitlines()[0]}") from exc
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise MiniwobPageError(f"{failed}: {why}") from exc
+        if "missing" in got:
+            raise MiniwobPageError(f"{failed}: {got['missing']}")
+        query = got["query"]
         # Read as a user reads it: the visible text of the instruction above the task area, and
         # the pictures it shows, each cut from the screen as a data: URL (a subgoal's looks_like).
-        query = await page.evaluate(_QUERY_JS)
         self.pictures = {f"[picture {i}]": "data:image/png;base64," + base64.b64encode(
             await page.screenshot(clip=box)).decode() for i, box in enumerate(query["boxes"], 1)}
         return " ".join(query["text"].split())

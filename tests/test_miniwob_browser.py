@@ -16,7 +16,7 @@ from playwright.async_api import Browser, Page, async_playwright
 from stub_openai import RecordedRequest, StubOpenAI, StubReply
 
 from harness.browser import find_chromium
-from harness.miniwob_episode import NO_TIMEOUT_MS, MiniwobEpisode
+from harness.miniwob_episode import NO_TIMEOUT_MS, MiniwobEpisode, MiniwobPageError
 from sites.server import FixtureServer
 from tasks.miniwob.catalog import MOUNT, html_root, load_miniwob_tasks
 
@@ -64,6 +64,19 @@ def test_seed_gives_the_same_episode_every_time(miniwob_server: FixtureServer) -
         return episodes
     episodes = in_browser(body)
     assert len(set(map(str, episodes.values()))) > 1, "every seed gave the same episode"
+
+
+def test_a_page_without_miniwob_fails_to_start_naming_what_is_missing() -> None:
+    async def body(browser: Browser) -> str:
+        page = await browser.new_page()
+        await page.set_content("<p>not a MiniWoB task</p>")
+        episode = MiniwobEpisode(load_miniwob_tasks()["miniwob.click-button"], 0, scripted=True,
+                                 timeout_ms=300)
+        with pytest.raises(MiniwobPageError) as caught:
+            await episode.start(page)
+        return str(caught.value)
+    message = in_browser(body)
+    assert "did not start a MiniWoB episode: no MiniWoB core on the page after 300 ms" in message
 
 
 def test_timer_disabled_and_partial_reward_is_not_success(miniwob_server: FixtureServer) -> None:
