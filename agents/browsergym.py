@@ -17,7 +17,6 @@ import ast
 import io
 from typing import Any, Protocol
 
-import numpy as np
 from PIL import Image
 
 from agents.actions import (
@@ -109,6 +108,8 @@ class BrowserGymPolicy:
         self.chat: list[dict[str, str]] = []
 
     async def act(self, view: PageView) -> PolicyStep:
+        import numpy as np  # BrowserGym's observation holds the screenshot as an array
+
         tree, bids = axtree(view)
         if not self.chat:
             self.chat = [{"role": "user", "message": view.goal}]

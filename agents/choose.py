@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from agents import perceive, pictures, som
+from agents import perceive, som
 from agents.marks import PLACE_ROLES, Mark, element_mark
 from agents.pipeline import Step, Unseen
 from agents.worker.base import Choice, ChoiceRequest, PlanFollower
@@ -28,6 +28,8 @@ async def ask(step: Step, subgoal: Subgoal, marks: list[Mark], record_error: boo
     png = await step.page.screenshot() if episode.worker.sees_image or (subgoal.looks_like and marks) else b""
     if subgoal.looks_like and marks:
         # the picture the target shows, compared with what each mark shows on the screen now
+        # (numpy is imported only for a subgoal that gives a picture: ~0.1 s of every start-up)
+        from agents import pictures
         try:
             marks = pictures.resemble(png, marks, subgoal.looks_like, viewport)
         except pictures.PictureError as exc:

@@ -16,6 +16,10 @@ STATE_KEYS = ("checked", "expanded", "pressed", "selected", "disabled")
 SAME_TARGET_IOU = 0.5
 
 
+# A mark whose `resemblance` is below this does not show the subgoal's picture (agents/pictures.py).
+RESEMBLES = 0.8
+
+
 @dataclass(frozen=True)
 class Seen:
     """A vision candidate in viewport CSS pixels: a hypothesis, not yet a target."""

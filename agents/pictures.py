@@ -19,10 +19,8 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image
 
-from agents.marks import Mark
+from agents.marks import RESEMBLES, Mark
 
-# A mark whose best fit is below this does not show the picture.
-RESEMBLES = 0.8
 # The sizes the picture is tried at, relative to its own.
 SCALES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.15, 1.33, 1.5, 1.75, 2.0)
 # A box larger than this many pixels is compared at a reduced resolution (a card, a panel).

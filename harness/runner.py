@@ -12,14 +12,13 @@ import os
 import platform
 import subprocess
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow.parquet as pq
 from playwright.async_api import Browser, Playwright, async_playwright
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -90,6 +89,8 @@ class RunResult:
 
     def tally(self) -> tuple[int, int, float]:
         """(episodes succeeded, episodes, mean vision calls per episode) of the whole folder."""
+        import pyarrow.parquet as pq
+
         table = pq.read_table(self.run_dir / "episodes.parquet", columns=["success", "vision_calls"])
         calls = table.column("vision_calls").to_pylist()
         return sum(table.column("success").to_pylist()), table.num_rows, sum(calls) / max(len(calls), 1)
@@ -253,10 +254,17 @@ def needs_rerun(cfg: RunConfig, episode: EpisodeRecord) -> bool:
             and episode.failure not in ("timeout", "browser_crash"))
 
 
+def _import_all(modules: Sequence[str]) -> None:
+    for module in modules:
+        importlib.import_module(module)
+
+
 def finished_episodes(run_dir: Path) -> set[tuple[str, str, int, int]]:
     """(config_hash, task_id, task_version, seed) of every episode already written in a folder."""
     done = set()
     for part in (run_dir / PARTS).glob("episodes-*.parquet"):
+        import pyarrow.parquet as pq  # (only for a folder with episodes in it: see run_async)
+
         for row in pq.read_table(part, columns=["config_hash", "task_id", "task_version", "seed"]
                                  ).to_pylist():
             done.add((row["config_hash"], row["task_id"], row["task_version"], row["seed"]))
@@ -278,9 +286,10 @@ async def run_async(cfg: RunConfig, run_dir: Path, resolved: dict[str, Any],
         remove_unfinished(run_dir)
     if jobs:
         await preflight(cfg)
-    # pyarrow imports pandas the first time it converts rows, i.e. at the first trace write, on
-    # the event loop every episode shares (0.2-0.3 s): imported here, while the browser starts.
-    threading.Thread(target=importlib.import_module, args=("pandas",), daemon=True).start()
+    # The trace writer's pyarrow, and the pandas pyarrow imports the first time it converts rows
+    # (at the first trace write, on the event loop every episode shares): imported on a thread
+    # while the browser starts (0.3-0.4 s in all).
+    threading.Thread(target=_import_all, args=(("pyarrow.parquet", "pandas"),), daemon=True).start()
     with FixtureServer(cfg.sites.dirs, faults=faults, mounts=suite_mounts(cfg)) as server:
         async with async_playwright() as pw:
             pool = _BrowserPool(pw, cfg)

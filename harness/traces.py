@@ -4,19 +4,24 @@ loses nothing and readers never see a half-written file."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
 import types
 import typing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from tasks.trace import EPISODE_KEYS, SCHEMA_VERSION, EpisodeRecord, StepRecord
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# pyarrow (and the numpy it loads) is imported where traces are read or written, not with this
+# module: the runner imports it on a thread while the browser starts (~0.1 s of start-up).
 
 METADATA_KEY = b"groundbench"
 PARTS = ".parts"
@@ -24,25 +29,30 @@ PARTS = ".parts"
 # this many times its last duration, which keeps it under ~5% of a long run's time.
 COMBINE_PACING = 20
 
-_PA_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string()}
-
-
 def _arrow_type(annotation: Any) -> pa.DataType:
     """The column type of a record field: a scalar, `X | None` (a nullable X) or `list[X]`."""
+    import pyarrow as pa
+
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
         annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
     if typing.get_origin(annotation) is list:
         (item,) = typing.get_args(annotation)
         return pa.list_(_arrow_type(item))
-    return _PA_TYPES[annotation]
+    return {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string()}[annotation]
 
 
 def _columns(model: type[BaseModel]) -> list[tuple[str, pa.DataType]]:
     return [(name, _arrow_type(f.annotation)) for name, f in model.model_fields.items()]
 
 
-EPISODES_SCHEMA = pa.schema(_columns(EpisodeRecord))
-STEPS_SCHEMA = pa.schema([EPISODES_SCHEMA.field(k) for k in EPISODE_KEYS] + _columns(StepRecord))
+@functools.cache
+def schemas() -> tuple[pa.Schema, pa.Schema]:
+    """The columns of episodes.parquet and of steps.parquet (each step row carries its
+    episode's keys)."""
+    import pyarrow as pa
+
+    episodes = pa.schema(_columns(EpisodeRecord))
+    return episodes, pa.schema([episodes.field(k) for k in EPISODE_KEYS] + _columns(StepRecord))
 
 
 class TraceFormatError(ValueError):
@@ -50,6 +60,8 @@ class TraceFormatError(ValueError):
 
 
 def _write_atomic(table: pa.Table, path: Path) -> None:
+    import pyarrow.parquet as pq
+
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     pq.write_table(table, tmp)
     os.replace(tmp, path)
@@ -68,12 +80,15 @@ class TraceWriter:
     """Writes traces into a run folder as episodes finish."""
 
     def __init__(self, run_dir: Path, metadata: dict[str, Any], combine_every_s: float = 2.0) -> None:
+        import pyarrow.parquet as pq
+
         self.run_dir = run_dir
         self.parts = run_dir / PARTS
         self.parts.mkdir(parents=True, exist_ok=True)
         meta = {METADATA_KEY: json.dumps({"schema_version": SCHEMA_VERSION, **metadata}).encode()}
-        self.steps_schema = STEPS_SCHEMA.with_metadata(meta)
-        self.episodes_schema = EPISODES_SCHEMA.with_metadata(meta)
+        episodes, steps = schemas()
+        self.steps_schema = steps.with_metadata(meta)
+        self.episodes_schema = episodes.with_metadata(meta)
         self.combine_every_s = combine_every_s
         self._last_combine = 0.0
         self._combine_s = 0.0
@@ -85,6 +100,8 @@ class TraceWriter:
             for kind, schema in (("steps", self.steps_schema), ("episodes", self.episodes_schema))}
 
     def add_episode(self, episode: dict[str, Any], steps: list[dict[str, Any]]) -> None:
+        import pyarrow as pa
+
         key = episode["episode_id"]
         step_rows = [{**{k: episode[k] for k in EPISODE_KEYS}, **s} for s in steps]
         tables = {"steps": pa.Table.from_pylist(step_rows, schema=self.steps_schema),
@@ -99,6 +116,8 @@ class TraceWriter:
             self.combine()
 
     def combine(self) -> None:
+        import pyarrow as pa
+
         started = time.monotonic()
         for kind, schema in (("steps", self.steps_schema), ("episodes", self.episodes_schema)):
             tables = self._tables[kind]
@@ -110,6 +129,8 @@ class TraceWriter:
 
 def read_metadata(path: Path) -> dict[str, Any]:
     """The run metadata stored in a trace file; refuses files from a newer schema version."""
+    import pyarrow.parquet as pq
+
     raw = (pq.read_schema(path).metadata or {}).get(METADATA_KEY)
     if raw is None:
         raise TraceFormatError(f"{path} is not a groundbench trace (no {METADATA_KEY.decode()} metadata)")

@@ -12,7 +12,7 @@ import pytest
 from conftest import run_experiment
 from PIL import Image, ImageDraw
 
-from agents import choose
+from agents import pictures
 from agents.marks import Mark
 from agents.observation import Box
 from agents.pictures import RESEMBLES, best_fit, grey, resemble
@@ -105,7 +105,7 @@ def test_icon_only_buttons_are_found_by_their_picture(tmp_path: Path) -> None:
 @pytest.mark.browser
 def test_without_comparing_pictures_the_toolbar_cannot_be_told_apart(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(choose.pictures, "resemble", lambda png, marks, ref, viewport: marks)
+    monkeypatch.setattr(pictures, "resemble", lambda png, marks, ref, viewport: marks)
     result = run_experiment(tmp_path, [*ARGS, "perception=none"])
     assert not result.episodes.success.any()
     assert (result.episodes.failure == "no_target").all()

@@ -5,20 +5,18 @@ models shipped in its wheel) reads text lines, OpenCV finds text-less widgets by
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import re
-import sys
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.perception.base import Candidate, NormBox, PerceptionResult, Tier
+from agents.perception.ocr_config import OcrConfig, OcrTier
 from agents.perception.ocr_shapes import (
     LEAD_GLYPHS,
     WORDLIKE,
@@ -44,39 +42,6 @@ _KIND_WORDS = {
     "field": ("field", "input", "box", "textbox"),
     "icon": ("icon", "chevron", "arrow", "expand", "collapse", "caret", "menu", "close"),
 }
-
-
-class OcrTier(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    scale: float = Field(gt=0, le=1, description="downscale factor applied to the screenshot")
-    max_side: int = Field(ge=64, description="and never more than this many pixels on the longer side")
-    cap: int = Field(ge=1, description="most candidates returned")
-    shapes: bool = Field(description="also detect text-less widgets with OpenCV")
-    min_text_score: float = Field(0.5, ge=0, le=1, description="OCR lines below this are dropped")
-    max_line_aspect: float | None = Field(
-        None, gt=0, description="detected lines wider than this many times their height (running "
-        "text) are not read at all; recognition cost grows with line width")
-
-
-class OcrConfig(BaseModel):
-    """Settings of the `ocr` backend (conf/perception/ocr.yaml)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: Literal["ocr"] = "ocr"
-    small: OcrTier = OcrTier(scale=0.625, max_side=1024, cap=24, shapes=False,
-                             max_line_aspect=16.0)
-    large: OcrTier = OcrTier(scale=1.0, max_side=2048, cap=80, shapes=True)
-    threads: int = Field(0, ge=0, description="ONNX Runtime intra-op threads; 0 = its default")
-
-    @model_validator(mode="after")
-    def _installed(self) -> OcrConfig:
-        """The engine's packages are checked with the config, before any browser starts."""
-        missing = [module for module in ("rapidocr_onnxruntime", "cv2")
-                   if importlib.util.find_spec(module) is None or sys.modules.get(module, ...) is None]
-        if missing:
-            raise ValueError(f"perception=ocr needs {' and '.join(missing)}, which is not installed: "
-                             "pip install 'groundbench[ocr]'")
-        return self
 
 
 # --------------------------------------------------------------------------- engine (singleton)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.imports import TargetConfig, load
 from agents.perception.base import VisionBackend
-from agents.perception.ocr import OcrBackend, OcrConfig
+from agents.perception.ocr_config import OcrConfig
 from agents.perception.openai_vision import OpenAIVisionBackend, OpenAIVisionConfig
 from agents.perception.synthetic import SyntheticBackend, SyntheticConfig
 
@@ -40,6 +40,8 @@ def build_backend(config: AnyPerception, seed: int, page: Page) -> VisionBackend
     if isinstance(config, SyntheticConfig):
         return SyntheticBackend(config, seed, page)
     if isinstance(config, OcrConfig):
+        from agents.perception.ocr import OcrBackend  # numpy, OpenCV and the engine: only for OCR
+
         return OcrBackend(config)
     if isinstance(config, OpenAIVisionConfig):
         return OpenAIVisionBackend(config)

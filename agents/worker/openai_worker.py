@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agents import pictures
 from agents.actions import web_url
 from agents.marks import Mark
 from agents.openai_client import (
@@ -149,6 +148,8 @@ def build_messages(goal: str, subgoal: Subgoal | None, marks: list[Mark], som_pn
     lines.append("The screenshot with the marks follows. Answer with one JSON action.")
     content = [text_part("\n".join(lines)), image_part(som_png, config.detail)]
     if subgoal is not None and subgoal.looks_like:
+        from agents import pictures  # numpy: only for a subgoal that gives a picture
+
         try:
             content += [text_part("The picture the target shows:"),
                         image_part(pictures.png(subgoal.looks_like), config.detail)]

@@ -12,9 +12,8 @@ import re
 import time
 from itertools import pairwise
 
-from agents.marks import Mark, TargetIdentity, among, iou
+from agents.marks import RESEMBLES, Mark, TargetIdentity, among, iou
 from agents.observation import Box
-from agents.pictures import RESEMBLES
 from agents.worker.base import Choice, ChoiceRequest, WorkerCost, WorkerReply
 from tasks.schema import Subgoal
 from tasks.text_match import (
