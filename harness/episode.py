@@ -230,12 +230,15 @@ async def run_episode(browser: Browser, server: FixtureServer, task: Task | Mini
             # final_settle_ms after the policy's last action (an agent that validated its last
             # action has waited part of it already); a MiniWoB page that has ended its episode
             # holds its verdict already.
-            if miniwob is None or not await miniwob.done(page):
-                await asyncio.sleep(max(0.0, cfg.final_settle_ms / 1000 - (time.monotonic() - acted_at)))
+            final_settle = max(0.0, cfg.final_settle_ms / 1000 - (time.monotonic() - acted_at))
             if miniwob is None:
+                await asyncio.sleep(final_settle)
                 await writes.drained()
-            if miniwob is not None:
+            else:
                 verdict = await miniwob.verdict(page)
+                if not verdict.done:
+                    await asyncio.sleep(final_settle)
+                    verdict = await miniwob.verdict(page)
     except PlaywrightError as exc:
         crashed = not browser.is_connected()
         detail = str(exc).splitlines()[0][:300]
