@@ -141,8 +141,7 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
         pixels_before = await (validator.pixels_around(page, point) if isinstance(action, Hover)
                                else validator.hover_and_capture(page, point))
     t0 = time.perf_counter()
-    for m in episode.mechanisms:
-        await m.before_action(page)
+    await episode.before_action()
     readout = ""  # what a set_value by keys left its readout showing
     try:
         readout = await execute(page, episode.refs, action, episode.action_timeout_ms)
@@ -279,8 +278,7 @@ async def scroll(step: Step, action: Scroll) -> list[str]:
     moved."""
     episode, page, rec = step.episode, step.page, step.rec
     t0 = time.perf_counter()
-    for m in episode.mechanisms:
-        await m.before_action(page)
+    await episode.before_action()
     try:
         await execute(page, episode.refs, action, episode.action_timeout_ms)
     except (PlaywrightError, StaleRefError) as exc:

@@ -197,10 +197,13 @@ class Watch:
     async def install(self, page: Page) -> None:
         await page.context.add_init_script(script=AMBIENT_JS)
 
-    async def mark(self, page: Page) -> None:
-        """The action starts now: what changes from here until `verdict` is its window."""
+    async def mark(self, page: Page, read: Read | None = None) -> None:
+        """The action starts now: what changes from here until `verdict` is its window. `read`:
+        MARK_JS already ran (with the other mechanisms' reads before an action)."""
         self.window = None
         self.acting = True
+        if read is not None:
+            return
         try:
             await page.evaluate(MARK_JS)
         except PlaywrightError:
@@ -274,8 +277,11 @@ class Ambient(Mechanism):
     async def settled(self, page: Page, read: Read | None = None) -> None:
         await self.watch.settled(page, read)  # (a read taken before another hook waited: None)
 
-    async def before_action(self, page: Page) -> None:
-        await self.watch.mark(page)
+    def before_action_read(self) -> tuple[str, Any] | None:
+        return MARK_JS, None
+
+    async def before_action(self, page: Page, read: Read | None = None) -> None:
+        await self.watch.mark(page, read)
 
     async def after_action(self, page: Page) -> None:
         await self.watch.verdict(page)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -31,6 +32,7 @@ from pydantic import BaseModel
 from agents.actions import AnyAction
 from agents.fingerprint import Fingerprint
 from agents.pipeline import Mechanism, Step
+from agents.settle import Read
 from tasks.text_match import dismissing, words
 
 # What counts as a button of the page, and how one is known across the action: its words and its
@@ -118,7 +120,13 @@ class Interruptions(Mechanism):
         self._before: dict | None = None
         self._pending: Interruption | None = None
 
-    async def before_action(self, page: Page) -> None:
+    def before_action_read(self) -> tuple[str, Any] | None:
+        return _BUTTONS_JS, None
+
+    async def before_action(self, page: Page, read: Read | None = None) -> None:
+        if read is not None:
+            self._before = read.value
+            return
         try:
             self._before = await page.evaluate(_BUTTONS_JS)
         except PlaywrightError:
@@ -155,8 +163,7 @@ class Interruptions(Mechanism):
         step.advance = 0
         rec.action, rec.target_role, rec.target_name = "click", "button", pending.dismiss
         self._before = None  # this click is no action of the plan's: nothing to judge after it
-        for m in episode.mechanisms:
-            await m.before_action(page)
+        await episode.before_action()
         await page.mouse.click(*at)
         await episode.settle()
         for m in episode.mechanisms:

@@ -22,7 +22,7 @@ from agents.frames import TOP_ONLY, Geometry
 from agents.marks import Mark, Placed, Seen, TargetIdentity
 from agents.observation import Observation, RefBook
 from agents.perception.base import PerceptionResult, Tier, VisionBackend
-from agents.settle import Read
+from agents.settle import Read, read_all
 from agents.worker.base import Choice, Worker
 from tasks.schema import Subgoal
 
@@ -83,6 +83,14 @@ class Episode:
         """The agent itself loaded another document (what was perceived describes the old one)."""
         for m in self.mechanisms:
             m.page_replaced()
+
+    async def before_action(self) -> None:
+        """An action of the agent starts now: the mechanisms' reads of the page before it, in one
+        round trip, then each mechanism's hook with what its read gave."""
+        asked = [m.before_action_read() for m in self.mechanisms]
+        got = iter(await read_all(self.page, [r for r in asked if r is not None]) or [])
+        for m, read in zip(self.mechanisms, asked, strict=True):
+            await m.before_action(self.page, None if read is None else next(got, None))
 
 
 @dataclass
@@ -266,8 +274,15 @@ class Mechanism:
         """Whether the agent may navigate to `url`."""
         return True
 
-    async def before_action(self, page: Page) -> None:
-        """An action of the agent starts now."""
+    def before_action_read(self) -> tuple[str, Any] | None:
+        """A read of the page wanted as an action starts: (the source of a JS function of one
+        argument, its argument), run with the other mechanisms' in one round trip; what it gave
+        comes to `before_action` as `read`."""
+        return None
+
+    async def before_action(self, page: Page, read: Read | None = None) -> None:
+        """An action of the agent starts now. `read`: what `before_action_read`'s function gave,
+        or None (none asked for, or the page could not be read: read it, or give up)."""
 
     def acted(self, step: Step, action: AnyAction,
               settled: asyncio.Future[Fingerprint | None]) -> None:

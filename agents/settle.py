@@ -78,17 +78,42 @@ class Read:
     value: Any
 
 
+def _reads(sources: tuple[str, ...]) -> str:
+    """JS of an array literal: each read's {ok, value} or {error}, the read i taking readArgs[i]."""
+    return "[\n    " + ",\n    ".join(
+        f"(() => {{ try {{ return {{ok: true, value: ({src})(readArgs[{i}])}}; }} "
+        f"catch (e) {{ return {{error: String(e)}}; }} }})()" for i, src in enumerate(sources)) + "\n  ]"
+
+
 @functools.cache
 def quiet_then(sources: tuple[str, ...]) -> str:
     """QUIET_JS, then reads of the page (JS functions of one argument) in the same round trip:
     `([quietArgs, readArgs])` resolves to [went quiet, [{ok, value} or {error} per read]]. The reads
     are written into the script (no eval in the page, which its own policy may forbid); the same
     few combinations recur, so the script's text is built once each."""
-    reads = ",\n    ".join(f"(() => {{ try {{ return {{ok: true, value: ({src})(readArgs[{i}])}}; }} "
-                           f"catch (e) {{ return {{error: String(e)}}; }} }})()"
-                           for i, src in enumerate(sources))
     return (f"async ([args, readArgs]) => {{\n  const quiet = await ({QUIET_JS})(args);\n"
-            f"  return [quiet, [\n    {reads}\n  ]];\n}}")
+            f"  return [quiet, {_reads(sources)}];\n}}")
+
+
+@functools.cache
+def _reads_only(sources: tuple[str, ...]) -> str:
+    return f"(readArgs) => {_reads(sources)}"
+
+
+def _values(got: list[Any]) -> list[Read | None]:
+    return [Read(v.get("value")) if isinstance(v, dict) and v.get("ok") else None for v in got]
+
+
+async def read_all(page: Page, reads: Sequence[tuple[str, Any]]) -> list[Read | None] | None:
+    """Reads of the page (a JS function's source, its argument) in one round trip, in order: what
+    each gave (None for one that threw), or None when the page could not be read (navigating)."""
+    if not reads:
+        return []
+    try:
+        got = await page.evaluate(_reads_only(tuple(src for src, _ in reads)), [arg for _, arg in reads])
+    except PlaywrightError:
+        return None
+    return _values(got)
 
 
 class Settler:
@@ -149,7 +174,7 @@ class Settler:
                 return None
             # (read after every wait: only the last wait's reads are returned, and a read that
             # marks the page, as the ambient filter's does, counts from the last)
-            values = [Read(v.get("value")) if isinstance(v, dict) and v.get("ok") else None for v in got]
+            values = _values(got)
             if not went_quiet or not self._in_flight:
                 return values
         return values

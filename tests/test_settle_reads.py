@@ -1,7 +1,9 @@
 """The mechanisms' reads of a settled page travel with the settle's last wait (`Settler.settle`'s
-`reads`, `Mechanism.settle_read`): one round trip instead of one more per mechanism. A read that
-throws comes back None (its mechanism reads for itself); a hook that waited on the page leaves the
-hooks after it to read for themselves (what the settle read is out of date by then)."""
+`reads`, `Mechanism.settle_read`), and their reads as an action starts in one round trip of their
+own (`Episode.before_action`, `Mechanism.before_action_read`): one round trip instead of one more
+per mechanism. A read that throws comes back None (its mechanism reads for itself); a hook that
+waited on the page leaves the hooks after it to read for themselves (what the settle read is out
+of date by then)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import pytest
 from playwright.async_api import Page, Route, async_playwright
 
 from agents.agent import AgentConfig, GroundingAgent
-from agents.pipeline import Mechanism
+from agents.pipeline import Episode, Mechanism
 from agents.settle import Read, SettleConfig, Settler
 from agents.worker.scripted import ScriptedWorker
 from harness.browser import BrowserSettings, launch
@@ -119,3 +121,41 @@ def test_a_hook_that_waited_leaves_the_later_hooks_to_read_for_themselves(waits:
     asyncio.run(main())
     assert before.reads == [Read("hello")]
     assert after.reads == ([None] if waits else [Read("hello")])
+
+
+class _BeforeReader(Mechanism):
+    """Asks for a read as an action starts; reads for itself when it gets none."""
+
+    name = "before-reader"
+
+    def __init__(self, source: str | None) -> None:
+        self.source, self.got = source, []  # type: list[tuple[str, Any]]
+
+    def before_action_read(self) -> tuple[str, Any] | None:
+        return None if self.source is None else (self.source, 2)
+
+    async def before_action(self, page: Page, read: Read | None = None) -> None:
+        if read is not None:
+            self.got.append(("batched", read.value))
+        else:
+            self.got.append(("own", await page.evaluate("() => document.title")))
+
+
+def test_the_reads_before_an_action_travel_in_one_round_trip() -> None:
+    title = _BeforeReader("(n) => document.title.repeat(n)")
+    silent = _BeforeReader(None)
+    failing = _BeforeReader("() => { throw new Error('no'); }")
+    text = _BeforeReader("() => document.querySelector('p').textContent")
+
+    async def main() -> int:
+        async with _page() as page:
+            calls = _counted(page)
+            episode = Episode(page=page, brief=None, worker=ScriptedWorker(), backend=None,  # type: ignore[arg-type]
+                              mechanisms=[title, silent, failing, text], settle=lambda: asyncio.sleep(0))
+            await episode.before_action()
+            return len(calls)
+
+    calls = asyncio.run(main())
+    assert title.got == [("batched", "ReadsReads")] and text.got == [("batched", "hello")]
+    assert silent.got == [("own", "Reads")] and failing.got == [("own", "Reads")]
+    assert calls == 3  # the batch, then the two that had nothing from it
