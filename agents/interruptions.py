@@ -162,8 +162,8 @@ class Interruptions(Mechanism):
             return False  # it went away by itself
         step.advance = 0
         rec.action, rec.target_role, rec.target_name = "click", "button", pending.dismiss
-        self._before = None  # this click is no action of the plan's: nothing to judge after it
         await episode.before_action()
+        self._before = None  # this click is no action of the plan's: nothing to judge after it
         await page.mouse.click(*at)
         await episode.settle()
         for m in episode.mechanisms:

@@ -29,6 +29,7 @@ PARTS = ".parts"
 # this many times its last duration, which keeps it under ~5% of a long run's time.
 COMBINE_PACING = 20
 
+
 def _arrow_type(annotation: Any) -> pa.DataType:
     """The column type of a record field: a scalar, `X | None` (a nullable X) or `list[X]`."""
     import pyarrow as pa
