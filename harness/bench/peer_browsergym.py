@@ -9,10 +9,10 @@ BrowserGym (`browsergym-miniwob` 0.14.3) lives in its own venv, never in groundb
 `make bgym-venv` builds it (`python3 -m venv /work/bgym-venv && /work/bgym-venv/bin/pip install
 browsergym-miniwob==0.14.3 miniwob==1.1.0`). Its Playwright 1.44 looks for
 `chromium-1117/chrome-linux/chrome` under PLAYWRIGHT_BROWSERS_PATH; this benchmark writes a
-wrapper there (runs/bench/bgym-browsers) that execs Debian's Chromium with the usual flags (full
-Chromium as the issue set it up; `--bgym-browser headless-shell`: the headless shell groundbench
-itself runs headless, so both sides drive the same binary), and serves the `miniwob` package's
-html over http on loopback for MINIWOB_URL.
+wrapper there (runs/bench/bgym-browsers) that execs Debian's Chromium with the usual flags (by
+default the headless shell groundbench itself runs headless, so both sides drive the same binary;
+`--bgym-browser chromium`: full Chromium, as the first comparison was set up), and serves the
+`miniwob` package's html over http on loopback for MINIWOB_URL.
 
 Each side is one child process, timed from start to exit (imports, browser start-up and
 everything else included) on the same episodes, tasks x seeds, with nothing sampling beside it
@@ -61,8 +61,8 @@ from harness.browser import CHROMIUM_ARGS, SYSTEM_CHROMIUMS
 
 SIDE_SCRIPT = Path(__file__).with_name("peer_browsergym_side.py")
 BGYM_CHROMIUM = "chromium-1117/chrome-linux/chrome"  # where Playwright 1.44 looks for its browser
-# What BrowserGym's wrapper execs: full Chromium (the issue's setup, and the default) or the
-# headless shell that groundbench itself prefers for headless runs (`--bgym-browser headless-shell`).
+# What BrowserGym's wrapper execs: the headless shell that groundbench itself prefers for headless
+# runs (the default: one binary on both sides) or full Chromium (`--bgym-browser chromium`).
 BGYM_BROWSERS = {"chromium": "/usr/lib/chromium/chromium",
                  "headless-shell": "/usr/lib/chromium/chromium-headless-shell"}
 # groundbench-sequential: groundbench one episode at a time, for the observation cost alone: on a
