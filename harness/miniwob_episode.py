@@ -22,11 +22,12 @@ NO_TIMEOUT_MS = 2**31 - 1
 OPEN_PLAN_STEPS = 15
 
 # The instruction as text, each picture in it (an icon drawn by an <img>, an <svg>, a canvas or a
-# background image, with no text of its own) written "[picture N]", and the pictures' boxes.
+# background image, with no text of its own) written "[picture N]", the pictures' boxes, and the
+# addresses of the images they draw (a picture is cut from the screen only once those are loaded).
 _QUERY_JS = """() => {
   const query = document.querySelector('#query');
   const all = [...query.querySelectorAll('*')];
-  const boxes = [], marks = new Map();
+  const boxes = [], marks = new Map(), urls = [];
   all.forEach((el, i) => {
     if (el.textContent.trim() || [...marks.keys()].some((k) => all[k].contains(el))) return;
     const r = el.getBoundingClientRect(), bg = getComputedStyle(el).backgroundImage;
@@ -34,18 +35,23 @@ _QUERY_JS = """() => {
     if (!drawn || r.width < 4 || r.height < 4) return;
     boxes.push({x: r.x, y: r.y, width: r.width, height: r.height});
     marks.set(i, boxes.length);
+    if (el.tagName === 'IMG' && el.currentSrc) urls.push(el.currentSrc);
+    for (const m of (bg || '').matchAll(/url\\(["']?([^"')]+)["']?\\)/g)) urls.push(m[1]);
   });
   const copy = query.cloneNode(true), copies = [...copy.querySelectorAll('*')];
   for (const [i, n] of marks) copies[i].replaceWith(` [picture ${n}] `);
-  return {text: boxes.length ? copy.textContent : query.innerText, boxes};
+  return {text: boxes.length ? copy.textContent : query.innerText, boxes, urls};
 }"""
 
 # What miniwob's SeleniumInstance.begin_task does, with the episode timer disabled, then the
 # instruction read, in one round trip: wait for the core and the task's generator, seed, start,
 # wait for the task to be drawn. Polled by the page's own timers: Playwright's wait_for_function
 # would install its injected script in the page's main world, a 330 KB script compiled once per
-# document (about 13 ms of the renderer's time on this machine). Resolves to {query} (what
-# _QUERY_JS read), or {missing} when something was still missing after `timeoutMs`.
+# document (about 13 ms of the renderer's time on this machine). The instruction's pictures are
+# then waited for: the task writes its icon into the instruction as it starts, and an icon whose
+# image (a sprite sheet) is still loading would be cut from the screen blank, matching nothing
+# (seen once in about ten starts of click-menu-2). Resolves to {query} (what _QUERY_JS read), or
+# {missing} when something was still missing after `timeoutMs`.
 _START_JS = f"""async ([seed, timeoutMs]) => {{
   const t0 = performance.now();
   const until = async (ok) => {{
@@ -64,7 +70,16 @@ _START_JS = f"""async ([seed, timeoutMs]) => {{
   core.clearTimer();
   if (!await until(() => WOB_TASK_READY === true))
     return {{missing: `the task was not ready after ${{timeoutMs}} ms`}};
-  return {{query: (QUERY_JS)()}};
+  const query = (QUERY_JS)();
+  const loaded = (url) => {{ const im = new Image(); im.src = url; return im.decode().catch(() => null); }};
+  const left = Math.max(0, timeoutMs - (performance.now() - t0));
+  await Promise.race([Promise.all(query.urls.map(loaded)),
+                      new Promise((resolve) => setTimeout(resolve, left))]);
+  // two frames: the loaded image painted where the instruction draws it (a page that draws no
+  // frames, a tab in the background, waits 100 ms each instead)
+  for (let i = 0; i < 2; i++)
+    await new Promise((resolve) => {{ requestAnimationFrame(resolve); setTimeout(resolve, 100); }});
+  return {{query}};
 }}""".replace("QUERY_JS", _QUERY_JS)
 
 _REWARD_JS = """() => ({done: WOB_DONE_GLOBAL === true, raw: Number(WOB_RAW_REWARD_GLOBAL),
