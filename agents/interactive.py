@@ -31,6 +31,9 @@ CLICKABLE = INTERACTIVE + ",label"
 # value holds the choice; in a closed dropdown it has no box at all) and is not counted.
 CLICK_OWNER = CLICKABLE + ",option"
 
+# What a person would call a button of a popup or a layer (agents/interruptions.py, agents/uncover.py).
+BUTTONS = "button,[role=button],input[type=button],input[type=submit],a[href],[onclick]"
+
 # The element on top at an element's centre (through its own shadow root), or null when the
 # element has no box or its centre lies outside the viewport: a JS function expression, for the
 # checks that ask whether a target is reachable there (agents/act.py, agents/uncover.py).
@@ -55,13 +58,19 @@ UNDRAWN_JS = """(el) => {
   return !!parent && !!parent.checkVisibility && !parent.checkVisibility({ opacityProperty: true });
 }"""
 
+# Whether a person can see an element: not hidden, not faded to opacity 0 with what holds it
+# (a dialog kept in the page unseen until it is shown). Unlike UNDRAWN_JS, an element's own
+# opacity counts too: a button is pressed where it is seen, not where the page draws for it.
+DRAWN_JS = "(el) => el.checkVisibility({ opacityProperty: true, visibilityProperty: true })"
+
 _PLACEHOLDERS = {"__INTERACTIVE__": INTERACTIVE, "__CLICKABLE__": CLICKABLE,
-                 "__CLICK_OWNER__": CLICK_OWNER}
+                 "__CLICK_OWNER__": CLICK_OWNER, "__BUTTONS__": BUTTONS}
 
 
 def inject(js: str) -> str:
-    """`js` with each placeholder (__INTERACTIVE__, __CLICKABLE__, __CLICK_OWNER__) replaced by its
-    selector as a JS string literal, and __UNDRAWN__ by the function `UNDRAWN_JS`."""
+    """`js` with each placeholder (__INTERACTIVE__, __CLICKABLE__, __CLICK_OWNER__, __BUTTONS__) replaced by its
+    selector as a JS string literal, __UNDRAWN__ by the function `UNDRAWN_JS` and __DRAWN__ by
+    `DRAWN_JS`."""
     for name, selector in _PLACEHOLDERS.items():
         js = js.replace(name, json.dumps(selector))
-    return js.replace("__UNDRAWN__", UNDRAWN_JS)
+    return js.replace("__UNDRAWN__", UNDRAWN_JS).replace("__DRAWN__", DRAWN_JS)

@@ -5,8 +5,9 @@ choice before the subgoal goes on. Without this, the action waits out its timeou
 field, and the next look finds no target at all (the popup hides it).
 
 How the agent knows the popup is an interruption, judged after every action of the agent:
-- it appeared with the action: buttons that were not on the page before it, in one layer (a
-  dialog, or a box positioned out of the flow: absolute, fixed);
+- it appeared with the action: buttons a person could not see before it and can now, in one
+  layer (a dialog, or a box positioned out of the flow: absolute, fixed); a dialog the page kept
+  unseen until then (hidden, visibility hidden, opacity 0) appears as much as one it inserts;
 - it is not what the plan goes on to: no word of its buttons is a word of the targets and labels
   the plan has left (a confirmation the plan expects, "Delete" for a "Delete button", is not one);
 - it stands in the plan's way: controls of the page were disabled with it, or it is drawn over
@@ -31,19 +32,22 @@ from pydantic import BaseModel
 
 from agents.actions import AnyAction
 from agents.fingerprint import Fingerprint
+from agents.interactive import inject
 from agents.pipeline import Mechanism, Step
 from agents.settle import Read
-from tasks.text_match import dismissing, words
+from tasks.text_match import turning_down
 
 # What counts as a button of the page, and how one is known across the action: its words and its
-# place (a popup's "OK" is not the form's "OK").
-_BUTTONS_JS = r"""
+# place (a popup's "OK" is not the form's "OK"). Only buttons a person can see count: a popup kept in
+# the page unseen (visibility hidden, faded to opacity 0, as modal libraries keep their dialogs)
+# brings its buttons when it is shown, not before.
+_BUTTONS_JS = inject(r"""
 () => {
-  const sel = 'button, [role=button], input[type=button], input[type=submit], a[href], [onclick]';
+  const sel = __BUTTONS__, drawn = __DRAWN__;
   const buttons = [];
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0) continue;
+    if (r.width <= 0 || r.height <= 0 || !drawn(el)) continue;
     const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     buttons.push(text + '@' + Math.round(r.x / 4) + ',' + Math.round(r.y / 4));
   }
@@ -51,18 +55,18 @@ _BUTTONS_JS = r"""
     'input:disabled, button:disabled, select:disabled, textarea:disabled, [aria-disabled=true]').length;
   return { buttons, disabled };
 }
-"""
+""")
 
 # The layer the new buttons appeared in (the nearest dialog or positioned box around the first
 # of them) and the buttons it holds, or null.
-_LAYER_JS = r"""
+_LAYER_JS = inject(r"""
 (before) => {
   const known = new Set(before);
-  const sel = 'button, [role=button], input[type=button], input[type=submit], a[href], [onclick]';
+  const sel = __BUTTONS__, drawn = __DRAWN__;
   const seen = [];
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0 || getComputedStyle(el).visibility === 'hidden') continue;
+    if (r.width <= 0 || r.height <= 0 || !drawn(el)) continue;
     const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     const key = text + '@' + Math.round(r.x / 4) + ',' + Math.round(r.y / 4);
     seen.push({ el, text, key, x: r.x + r.width / 2, y: r.y + r.height / 2 });
@@ -83,24 +87,21 @@ _LAYER_JS = r"""
     buttons: seen.filter((b) => layer.contains(b.el)).map((b) => ({ text: b.text, x: b.x, y: b.y, fresh: !known.has(b.key) })),
   };
 }
-"""
+""")
 
 # Where a button of that name is now (the popup may have moved), or null when it is gone.
-_FIND_JS = r"""
+_FIND_JS = inject(r"""
 (name) => {
-  const sel = 'button, [role=button], input[type=button], input[type=submit], a[href], [onclick]';
+  const sel = __BUTTONS__, drawn = __DRAWN__;
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0) continue;
+    if (r.width <= 0 || r.height <= 0 || !drawn(el)) continue;
     const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     if (text === name) return [r.x + r.width / 2, r.y + r.height / 2];
   }
   return null;
 }
-"""
-
-STOP = frozenset({"a", "an", "the", "button", "field", "link", "box", "of", "to", "in", "on", "and"})
-
+""")
 
 class InterruptionsConfig(BaseModel):
     interruptions: bool = True
@@ -145,7 +146,7 @@ class Interruptions(Mechanism):
             layer = await step.page.evaluate(_LAYER_JS, self._before["buttons"])
         except PlaywrightError:
             return
-        found = interruption(layer, self._before["disabled"], _target_box(step), _plan_words(step))
+        found = interruption(layer, self._before["disabled"], _target_box(step), step.plan_words())
         if found is not None:
             self._pending, step.rec.interruption = found, "appeared"
 
@@ -184,14 +185,11 @@ def interruption(layer: dict | None, disabled_before: int, target: tuple[float, 
     docstring), and the button that turns it down."""
     if not layer or not any(b["fresh"] for b in layer["buttons"]):
         return None
-    names = [b["text"] for b in layer["buttons"]]
-    if any(set(words(n)) & plan for n in names):
-        return None  # the plan goes on inside it
     in_the_way = layer["disabled"] > disabled_before or (target is not None and _overlap(layer["box"], target))
     if not in_the_way:
         return None
-    no = [n for n in names if dismissing(n)]
-    return Interruption(no[0]) if no else None
+    no = turning_down([b["text"] for b in layer["buttons"]], plan)
+    return Interruption(no) if no else None
 
 
 def _overlap(a: list[float], b: tuple[float, ...]) -> bool:
@@ -201,9 +199,3 @@ def _overlap(a: list[float], b: tuple[float, ...]) -> bool:
 def _target_box(step: Step) -> tuple[float, ...] | None:
     mark = step.choice.mark if step.choice is not None else None
     return None if mark is None else (mark.box.x, mark.box.y, mark.box.width, mark.box.height)
-
-
-def _plan_words(step: Step) -> set[str]:
-    """The words of the targets and labels the plan has left, from this subgoal on."""
-    plan = step.episode.brief.plan[step.index:]
-    return {w for s in plan for w in words(f"{s.target or ''} {s.label or ''} {s.to or ''}")} - STOP

@@ -25,6 +25,7 @@ from agents.perception.base import PerceptionResult, Tier, VisionBackend
 from agents.settle import Read, read_all
 from agents.worker.base import Choice, Worker
 from tasks.schema import Subgoal
+from tasks.text_match import PLAN_STOP, words
 
 if TYPE_CHECKING:
     from agents.brief import Brief
@@ -119,6 +120,11 @@ class Step:
     @property
     def page(self) -> Page:
         return self.episode.page
+
+    def plan_words(self) -> set[str]:
+        """The words of the targets and labels the plan has left, from this subgoal on."""
+        return {w for s in self.episode.brief.plan[self.index:]
+                for w in words(f"{s.target or ''} {s.label or ''} {s.to or ''}")} - PLAN_STOP
 
 
 class Mechanism:

@@ -4,6 +4,7 @@ labels against expectations, candidates against subgoals, candidates against acc
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 # A label this many words longer than the expected one is a container showing it, not the target.
@@ -178,3 +179,16 @@ def dismissing(label: str) -> bool:
     """Whether a button's name turns something down (Cancel, Close, No, Not now, Stay, ×)."""
     name = label.strip()
     return name in CLOSE_SYMBOLS or bool(set(words(name)) & DISMISSING)
+
+
+# Words of a plan's targets that say nothing of which popup button it goes on to.
+PLAN_STOP = frozenset({"a", "an", "the", "button", "field", "link", "box", "of", "to", "in", "on", "and"})
+
+
+def turning_down(names: Sequence[str], plan: set[str]) -> str | None:
+    """Of a popup's buttons (`names`), the one that turns it down (see `dismissing`), or None: none
+    does, or a button holds a word of `plan` (the words of the targets the plan has left), so the
+    plan goes on inside the popup (a confirmation it expects: "Delete" for a "Delete button")."""
+    if any(set(words(n)) & plan for n in names):
+        return None
+    return next((n for n in names if dismissing(n)), None)

@@ -100,7 +100,7 @@ class StepRecord(BaseModel):
     # the three conditions
     perceptual_confidence: float = 1.0
     actionable: bool = True
-    uncovered: str = ""  # agents/uncover.py: escape, click_away (uncovered the target) or still
+    uncovered: str = ""  # agents/uncover.py: escape, click_away, dismiss: <button> (uncovered the target) or still
     # agents/undrawn.py: the labels of the marks left out of the listing as not drawn (JSON list)
     undrawn: str = ""
     # agents/interruptions.py: "appeared" (the action brought up a popup the plan does not
