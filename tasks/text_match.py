@@ -165,9 +165,11 @@ def synonym_words(wanted: set[str], have: set[str], table: tuple[tuple[str, ...]
 
 # The answers that turn down what a popup offers and leave the page as it was ("Leave this page?":
 # Stay; "Exit to home page?": Cancel), and the words of a form's own action button ("Sign in",
-# "Search", "Go!"). Words, not phrases: "not now" is "not" and "now".
+# "Search", "Go!"). Words, not phrases: "not now" is "not" and "now"; an offer's and a consent
+# banner's own refusals too ("Skip", "Decline", "Reject all", "Deny").
 DISMISSING = frozenset({"cancel", "close", "no", "dismiss", "not", "stay", "later", "x", "back",
-                        "reset", "clear", "keep"})
+                        "reset", "clear", "keep", "skip", "decline", "reject", "deny", "refuse",
+                        "ignore"})
 SUBMITTING = frozenset({"submit", "login", "log", "sign", "signin", "register", "search", "send",
                         "go", "continue", "confirm", "ok", "okay", "apply", "save", "next", "done",
                         "find", "proceed", "update", "enter"})

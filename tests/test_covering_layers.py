@@ -3,7 +3,7 @@ promo/: a shop list; the first "Add to basket" shows a club offer over the whole
 all, with "Join the club" and "No thanks"; it closes neither on Escape nor on a click outside).
 ?hide= says how the page keeps it unseen: the hidden attribute, visibility hidden, or opacity 0 (the
 last two keep its buttons in the layout); ?at=corner draws its box far from the button that brought
-it up.
+it up; ?no= gives the turning-down button the site's own words ("Skip", "Decline", "Reject all").
 
 - interruptions (agents/interruptions.py) knows a button by what a person can see: buttons kept
   unseen are not on the page before the action, so the offer's are new with it, and the offer is
@@ -14,7 +14,8 @@ it up.
   disables nothing: no sign that it stands in the plan's way until the next target is under it).
 
 Before (measured on e8166ff, 3 seeds, synthetic, with and without uncover): promo-offer-hidden 3/3,
-promo-offer-visibility 0/3, promo-offer-opacity 0/3, promo-offer-corner 0/3."""
+promo-offer-visibility 0/3, promo-offer-opacity 0/3, promo-offer-corner 0/3; on 79a535b (the
+refusals in other words) promo-offer-skip, -decline and -reject 0/3 each."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ def test_a_popup_is_turned_down_by_its_dismissing_button_unless_the_plan_goes_on
     assert turning_down(["Accept all", "×"], {"checkout"}) == "×"
     assert turning_down(["Join the club", "Sign up"], {"checkout"}) is None  # nothing turns it down
     assert turning_down(["Delete", "Cancel"], {"delete"}) is None  # the plan's own confirmation
+    for refusal in ("Skip", "Decline", "Reject all", "Deny"):  # an offer's or a consent banner's
+        assert turning_down(["Accept all", refusal], {"checkout"}) == refusal
 
 
 def test_the_plan_words_are_those_of_the_targets_left() -> None:
@@ -61,6 +64,16 @@ def test_an_offer_kept_unseen_until_the_action_is_new_with_it(tmp_path: Path) ->
     answered = steps[steps.interruption.str.startswith("dismissed")]
     assert sorted(answered.task_id) == sorted(result.episodes.task_id)  # once per episode
     assert set(answered.target_name) == {"No thanks"}
+
+
+@pytest.mark.browser
+def test_an_offer_is_turned_down_in_the_site_s_own_words(tmp_path: Path) -> None:
+    ids = "suite.ids=[promo-offer-skip,promo-offer-decline,promo-offer-reject]"
+    result = run_experiment(tmp_path, [*SITE, ids, "seeds=[0]", "agent.uncover=false"])
+    assert result.episodes.success.all(), result.episodes.failure_detail.tolist()
+    steps = pd.read_parquet(tmp_path / "steps.parquet")
+    answered = steps[steps.interruption.str.startswith("dismissed")]
+    assert set(answered.target_name) == {"Skip", "Decline", "Reject all"}
 
 
 @pytest.mark.browser
