@@ -103,6 +103,7 @@ _FIND_JS = inject(r"""
 }
 """)
 
+
 class InterruptionsConfig(BaseModel):
     interruptions: bool = True
 

@@ -60,7 +60,7 @@ _COVERED_JS = inject("""
   const buttons = [];
   for (const btn of layer.querySelectorAll(__BUTTONS__)) {
     const c = btn.getBoundingClientRect();
-    if (c.width <= 0 || c.height <= 0 || getComputedStyle(btn).visibility === "hidden") continue;
+    if (c.width <= 0 || c.height <= 0 || !(__DRAWN__)(btn)) continue;
     const x = c.left + c.width / 2, y = c.top + c.height / 2, top = document.elementFromPoint(x, y);
     if (!top || !(top === btn || btn.contains(top))) continue;
     const text = (btn.textContent || btn.value || btn.getAttribute("aria-label") || "").replace(/\\s+/g, " ").trim();

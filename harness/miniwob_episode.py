@@ -76,8 +76,8 @@ _START_JS = f"""async ([seed, timeoutMs]) => {{
   await Promise.race([Promise.all(query.urls.map(loaded)),
                       new Promise((resolve) => setTimeout(resolve, left))]);
   // two frames: the loaded image painted where the instruction draws it (a page that draws no
-  // frames, a tab in the background, waits 100 ms each instead)
-  for (let i = 0; i < 2; i++)
+  // frames, a tab in the background, waits 100 ms each instead); none for an instruction in words
+  for (let i = 0; i < (query.boxes.length ? 2 : 0); i++)
     await new Promise((resolve) => {{ requestAnimationFrame(resolve); setTimeout(resolve, 100); }});
   return {{query}};
 }}""".replace("QUERY_JS", _QUERY_JS)
