@@ -31,8 +31,11 @@ CLICKABLE = INTERACTIVE + ",label"
 # value holds the choice; in a closed dropdown it has no box at all) and is not counted.
 CLICK_OWNER = CLICKABLE + ",option"
 
-# What a person would call a button of a popup or a layer (agents/interruptions.py, agents/uncover.py).
+# What a person would call a button of a popup or a layer (agents/interruptions.py, agents/uncover.py),
+# and the name such a button goes by there: its text, value or label, spaces collapsed, 60 characters.
 BUTTONS = "button,[role=button],input[type=button],input[type=submit],a[href],[onclick]"
+BUTTON_NAME_JS = r"""(el) => (el.textContent || el.value || el.getAttribute('aria-label') || '')
+  .replace(/\s+/g, ' ').trim().slice(0, 60)"""
 
 # The element on top at an element's centre (through its own shadow root), or null when the
 # element has no box or its centre lies outside the viewport: a JS function expression, for the
@@ -69,8 +72,9 @@ _PLACEHOLDERS = {"__INTERACTIVE__": INTERACTIVE, "__CLICKABLE__": CLICKABLE,
 
 def inject(js: str) -> str:
     """`js` with each placeholder (__INTERACTIVE__, __CLICKABLE__, __CLICK_OWNER__, __BUTTONS__) replaced by its
-    selector as a JS string literal, __UNDRAWN__ by the function `UNDRAWN_JS` and __DRAWN__ by
-    `DRAWN_JS`."""
+    selector as a JS string literal, __UNDRAWN__ by the function `UNDRAWN_JS`, __DRAWN__ by
+    `DRAWN_JS` and __BUTTON_NAME__ by `BUTTON_NAME_JS`."""
     for name, selector in _PLACEHOLDERS.items():
         js = js.replace(name, json.dumps(selector))
-    return js.replace("__UNDRAWN__", UNDRAWN_JS).replace("__DRAWN__", DRAWN_JS)
+    return js.replace("__UNDRAWN__", UNDRAWN_JS).replace("__DRAWN__", DRAWN_JS) \
+        .replace("__BUTTON_NAME__", BUTTON_NAME_JS)

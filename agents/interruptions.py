@@ -43,12 +43,12 @@ from tasks.text_match import turning_down
 # brings its buttons when it is shown, not before.
 _BUTTONS_JS = inject(r"""
 () => {
-  const sel = __BUTTONS__, drawn = __DRAWN__;
+  const sel = __BUTTONS__, drawn = __DRAWN__, nameOf = __BUTTON_NAME__;
   const buttons = [];
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0 || !drawn(el)) continue;
-    const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+    const text = nameOf(el);
     buttons.push(text + '@' + Math.round(r.x / 4) + ',' + Math.round(r.y / 4));
   }
   const disabled = document.querySelectorAll(
@@ -62,12 +62,12 @@ _BUTTONS_JS = inject(r"""
 _LAYER_JS = inject(r"""
 (before) => {
   const known = new Set(before);
-  const sel = __BUTTONS__, drawn = __DRAWN__;
+  const sel = __BUTTONS__, drawn = __DRAWN__, nameOf = __BUTTON_NAME__;
   const seen = [];
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0 || !drawn(el)) continue;
-    const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+    const text = nameOf(el);
     const key = text + '@' + Math.round(r.x / 4) + ',' + Math.round(r.y / 4);
     seen.push({ el, text, key, x: r.x + r.width / 2, y: r.y + r.height / 2 });
   }
@@ -92,11 +92,11 @@ _LAYER_JS = inject(r"""
 # Where a button of that name is now (the popup may have moved), or null when it is gone.
 _FIND_JS = inject(r"""
 (name) => {
-  const sel = __BUTTONS__, drawn = __DRAWN__;
+  const sel = __BUTTONS__, drawn = __DRAWN__, nameOf = __BUTTON_NAME__;
   for (const el of document.querySelectorAll(sel)) {
     const r = el.getBoundingClientRect();
     if (r.width <= 0 || r.height <= 0 || !drawn(el)) continue;
-    const text = (el.textContent || el.value || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+    const text = nameOf(el);
     if (text === name) return [r.x + r.width / 2, r.y + r.height / 2];
   }
   return null;

@@ -63,8 +63,7 @@ _COVERED_JS = inject("""
     if (c.width <= 0 || c.height <= 0 || !(__DRAWN__)(btn)) continue;
     const x = c.left + c.width / 2, y = c.top + c.height / 2, top = document.elementFromPoint(x, y);
     if (!top || !(top === btn || btn.contains(top))) continue;
-    const text = (btn.textContent || btn.value || btn.getAttribute("aria-label") || "").replace(/\\s+/g, " ").trim();
-    buttons.push({ text: text.slice(0, 60), x, y });
+    buttons.push({ text: (__BUTTON_NAME__)(btn), x, y });
   }
   return { buttons };
 }
