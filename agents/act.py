@@ -34,7 +34,7 @@ from agents.actions import (
 from agents.interactive import CENTRE_HIT_JS
 from agents.marks import DEGRADED_CONFIDENCE, Mark
 from agents.observation import StaleRefError
-from agents.pipeline import Step
+from agents.pipeline import Episode, Step
 from agents.stepper import SetValueError
 from agents.worker.base import WorkerReply
 from tasks import expect
@@ -131,6 +131,15 @@ async def _actionable(step: Step, mark: Mark) -> bool:
     return True
 
 
+async def _settled_fingerprint(episode: Episode) -> fingerprint.Fingerprint | None:
+    """Let the page settle; its fingerprint as the settle left it, read in the settle's last
+    round trip when that still holds."""
+    got = await episode.settle(also=[fingerprint.read()])
+    if got and got[0] is not None and isinstance(got[0].value, str):
+        return await fingerprint.of_walk(episode.page, got[0].value)
+    return await fingerprint.take(episode.page)
+
+
 async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     """Run the action, let the page settle, and return its fingerprint after."""
     episode, page, rec = step.episode, step.page, step.rec
@@ -161,8 +170,7 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     t0 = time.perf_counter()
     fp_after = None
     try:
-        await episode.settle()
-        fp_after = await fingerprint.take(page)
+        fp_after = await _settled_fingerprint(episode)
     finally:
         settled.set_result(fp_after)  # background work waiting for the settled page starts here
     for m in episode.mechanisms:
@@ -286,8 +294,7 @@ async def scroll(step: Step, action: Scroll) -> list[str]:
             raise
         rec.error_type, rec.error = "action_error", _first_error_line(exc)
     rec.act_ms = _ms(t0)
-    await episode.settle()
-    fp_after = await fingerprint.take(page)
+    fp_after = await _settled_fingerprint(episode)
     for m in episode.mechanisms:
         await m.after_action(page)
     fp_before = step.fp_before

@@ -9,11 +9,12 @@ import math
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agents import input_formats, stepper
-from agents.observation import RefBook
+from agents.observation import RefBook, StaleRefError
 
 
 class _Action(BaseModel):
@@ -276,7 +277,7 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
                 await loc.fill(value, timeout=timeout_ms)
             else:
                 await loc.click(timeout=timeout_ms)
-                if action.clear:
+                if action.clear and not await _empty(page, refs, ref, action.observation_id):
                     await loc.fill("", timeout=timeout_ms)
                 await loc.press_sequentially(action.text, timeout=timeout_ms)
             if action.then == "enter":
@@ -314,6 +315,18 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
 
 
 _INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : ''"
+# A field with nothing in it (read after the click that focused it: a page may fill a field as it
+# gains focus); false for any other element, which `fill` may retarget to a field it labels.
+_EMPTY_JS = ("(e) => ((e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement) ? e.value"
+             " : e.isContentEditable ? e.textContent : null) === ''")
+
+
+async def _empty(page: Page, refs: RefBook, ref: str, observation_id: int) -> bool:
+    """The field behind the ref holds nothing (clearing it would be a round trip of no effect)."""
+    try:
+        return bool(await refs.evaluate(page, ref, observation_id, _EMPTY_JS))
+    except (PlaywrightError, StaleRefError):
+        return False  # gone or replaced: clearing it says what happened
 
 
 async def _execute_at_point(page: Page, action: _Targeted, point: tuple[float, float]) -> str:

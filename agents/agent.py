@@ -7,9 +7,10 @@ switched on (agents/factory.py) hook into them. The loop below only sequences th
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
-from typing import Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 from playwright.async_api import Page
 
@@ -19,7 +20,7 @@ from agents.factory import AgentConfig, build_mechanisms
 from agents.perception.base import VisionBackend
 from agents.pipeline import Episode, Step
 from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
-from agents.settle import Settler
+from agents.settle import Read, Settler
 from agents.worker.base import PlanFollower, Worker, WorkerReply
 from tasks.schema import TARGETED_ACTIONS, Subgoal
 from tasks.trace import StepRecord
@@ -56,12 +57,13 @@ class GroundingAgent:
         if self.backend_for is not None:
             self.backend = self.backend_for(page)
         episode = Episode(page=page, brief=brief, worker=self.worker, backend=self.backend,
-                          mechanisms=build_mechanisms(cfg), settle=lambda: self._settle(episode),
+                          mechanisms=build_mechanisms(cfg), settle=lambda also=(): self._settle(episode, also),
                           action_timeout_ms=cfg.action_timeout_ms, hover_intent_ms=cfg.hover_intent_ms)
         await page.context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
         for m in episode.mechanisms:
             await m.start(episode)
         self.settler.watch(page)
+        episode.refs.watch(page)
         await page.goto(brief.start_url)
         await episode.settle()
         if prepare is not None:
@@ -113,11 +115,13 @@ class GroundingAgent:
                 return True
         return False
 
-    async def _settle(self, episode: Episode) -> None:
-        # The mechanisms' reads of the settled page travel with the settle's last wait.
+    async def _settle(self, episode: Episode, also: Sequence[tuple[str, Any]] = ()) -> list[Read | None] | None:
+        # The mechanisms' reads of the settled page, and the caller's, travel with the settle's
+        # last wait.
         page, asked = episode.page, [m.settle_read() for m in episode.mechanisms]
         wanted = [read for read in asked if read is not None]
-        got = iter(await self.settler.settle(page, wanted) or [None] * len(wanted))
+        settled, _ = await asyncio.gather(self.settler.settle(page, [*wanted, *also]), episode.refs.warm())
+        got = iter(settled or [None] * (len(wanted) + len(also)))
         waited = False  # a hook waited on the page: the later reads are out of date
         for m, read in zip(episode.mechanisms, asked, strict=True):
             if read is None:
@@ -125,6 +129,7 @@ class GroundingAgent:
             else:
                 value = next(got)
                 waited = bool(await m.settled(page, None if waited else value)) or waited
+        return None if settled is None or waited else list(got)
 
     async def _observe(self, step: Step) -> None:
         episode, rec = step.episode, step.rec

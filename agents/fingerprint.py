@@ -374,9 +374,22 @@ async def take(page: Page, since: int | None = None) -> Fingerprint | None:
     """The page's fingerprint now, or None while the page is navigating; with `since` (the
     `take` of an earlier fingerprint of this document) also where the page changed since."""
     try:
-        raw = json.loads(await page.evaluate(_WALK_JS, since))
+        walked = await page.evaluate(_WALK_JS, since)
     except PlaywrightError:
         return None
+    return await of_walk(page, walked, since)
+
+
+def read(since: int | None = None) -> tuple[str, int | None]:
+    """`take` as a read of the page that travels with another round trip (a settle's last wait):
+    give what it read to `of_walk`."""
+    return _WALK_JS, since
+
+
+async def of_walk(page: Page, walked: str, since: int | None = None) -> Fingerprint:
+    """The fingerprint from what `read` gave (the frames a top document cannot reach are read
+    here, each in its own round trip)."""
+    raw = json.loads(walked)
     doms, values, frames = [raw["dom"]], [raw["values"]], [raw["frames"]]
     if raw["cross"]:
         for frame in page.frames[1:]:

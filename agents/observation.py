@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page
+from playwright.async_api import Frame, Locator, Page
 from pydantic import BaseModel, ConfigDict
 
 INTERACTIVE_ROLES = frozenset({
@@ -243,6 +243,25 @@ class RefBook:
         self._ids = itertools.count(1)
         self.current: Observation | None = None
         self._spent = False
+        self._unwarmed: set[Frame] = set()
+
+    def watch(self, page: Page) -> None:
+        """Every document a frame of the page loads is warmed by the next `warm`."""
+        page.on("framenavigated", lambda frame: self._unwarmed.add(frame))
+
+    async def warm(self) -> None:
+        """Build Playwright's injected scripts in the frames that loaded a document since the last
+        call: the utility world's, which aria snapshots run in, and the main world's, which
+        `aria-ref=` evaluation runs in. A document builds each on its first use, 20-30 ms of the
+        renderer's time apiece, which otherwise lies on the path of its first observation and its
+        first resolved ref; the agent runs this while the page settles, where it overlaps the
+        settle's quiet window. What fails (a frame gone, a document replaced) is left alone: the
+        next use builds the script, as it would have."""
+        frames, self._unwarmed = self._unwarmed, set()
+        await asyncio.gather(*(work for frame in frames if not frame.is_detached()
+                               for work in (frame.locator(":root").count(),
+                                            frame.eval_on_selector(":root", "() => 0"))),
+                             return_exceptions=True)
 
     async def observe(self, page: Page, scopes: tuple[str, ...] | None = None,
                       framed: frozenset[str] = frozenset()) -> Observation:

@@ -10,7 +10,7 @@ asked in list order and the first answer that is not None counts."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,6 +43,15 @@ class Unseen:
     in_view: bool
 
 
+class Settle(Protocol):
+    """Wait for the page to take in what was just done to it. `also`: reads of the settled page
+    (a JS function's source, its argument) that travel with the settle's last wait; returns what
+    each gave, or None when they are not of the page as the settle left it (the settle ended
+    without them, or a mechanism waited on the page afterwards): read the page again."""
+
+    def __call__(self, also: Sequence[tuple[str, Any]] = ()) -> Awaitable[list[Read | None] | None]: ...
+
+
 @dataclass
 class Episode:
     """What the steps of one episode share. `settle` waits for the page to take in what was just
@@ -53,7 +62,7 @@ class Episode:
     worker: Worker
     backend: VisionBackend | None
     mechanisms: list[Mechanism]
-    settle: Callable[[], Awaitable[None]]
+    settle: Settle
     action_timeout_ms: int = 3000
     hover_intent_ms: int = 0  # a hover that changed nothing is looked at again up to this long
     refs: RefBook = field(default_factory=RefBook)

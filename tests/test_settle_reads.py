@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, Route, async_playwright
 
+from agents import fingerprint
+from agents.act import _settled_fingerprint
 from agents.agent import AgentConfig, GroundingAgent
+from agents.fingerprint import Fingerprint
+from agents.observation import RefBook
 from agents.pipeline import Episode, Mechanism
 from agents.settle import Read, SettleConfig, Settler
 from agents.worker.scripted import ScriptedWorker
@@ -111,16 +115,20 @@ class _Waiter(Mechanism):
 
 @pytest.mark.parametrize("waits", [False, True])
 def test_a_hook_that_waited_leaves_the_later_hooks_to_read_for_themselves(waits: bool) -> None:
+    """...and the caller's own reads (the fingerprint after an action) too."""
     before, after = _Reader(), _Reader()
+    also: list[list[Read | None] | None] = []
 
     async def main() -> None:
         async with _page() as page:
             agent = GroundingAgent(AgentConfig(), ScriptedWorker())
-            await agent._settle(SimpleNamespace(page=page, mechanisms=[before, _Waiter(waits), after]))
+            episode = SimpleNamespace(page=page, mechanisms=[before, _Waiter(waits), after], refs=RefBook())
+            also.append(await agent._settle(episode, [("(n) => document.title.repeat(n)", 2)]))  # type: ignore[arg-type]
 
     asyncio.run(main())
     assert before.reads == [Read("hello")]
     assert after.reads == ([None] if waits else [Read("hello")])
+    assert also == ([None] if waits else [[Read("ReadsReads")]])
 
 
 class _BeforeReader(Mechanism):
@@ -159,3 +167,23 @@ def test_the_reads_before_an_action_travel_in_one_round_trip() -> None:
     assert title.got == [("batched", "ReadsReads")] and text.got == [("batched", "hello")]
     assert silent.got == [("own", "Reads")] and failing.got == [("own", "Reads")]
     assert calls == 3  # the batch, then the two that had nothing from it
+
+
+@pytest.mark.parametrize("waits", [False, True])
+def test_the_fingerprint_after_an_action_is_read_with_the_settle(waits: bool) -> None:
+    """One round trip for the settle and the fingerprint after it, unless a hook waited on the page
+    since: then the fingerprint is taken again, of the page as the hook left it."""
+
+    async def main() -> tuple[int, Fingerprint | None, Fingerprint | None]:
+        async with _page() as page:
+            agent = GroundingAgent(AgentConfig(), ScriptedWorker())
+            episode = SimpleNamespace(page=page, mechanisms=[_Waiter(waits)], refs=RefBook())
+            episode.settle = lambda also=(): agent._settle(episode, also)  # type: ignore[arg-type]
+            calls = _counted(page)
+            got = await _settled_fingerprint(episode)  # type: ignore[arg-type]
+            return len(calls), got, await fingerprint.take(page)
+
+    calls, got, now = asyncio.run(main())
+    assert got is not None and now is not None
+    assert (got.dom, got.text) == (now.dom, now.text)
+    assert calls == (3 if waits else 1)  # settle (+ the waiter's change and the fingerprint again)
