@@ -1,5 +1,6 @@
 """Report from parquet traces: `groundbench-report DIR... [--out FOLDER]` reads run or sweep folders
-and writes plots (Pareto, ablation, per-task, stage timing), report.md/.html and CSV tables."""
+and writes plots (Pareto, ablation, per-task, stage timing: reports/plots.py), report.md/.html with
+its failure gallery (reports/gallery.py) and CSV tables."""
 
 from __future__ import annotations
 
@@ -9,20 +10,12 @@ import math
 import os
 import re
 import sys
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.text import Annotation, Text
-from matplotlib.transforms import Bbox, Transform
-from PIL import Image
 
 from harness.console import exit_without_teardown
 from harness.metrics import (
@@ -39,15 +32,19 @@ from harness.metrics import (
 )
 from harness.traces import TraceFormatError, read_metadata
 from reports.frontier import indistinct, pareto_frontier
+from reports.gallery import gallery
 from reports.markdown import md_table, pct
 from reports.miniwob_table import miniwob_table
-from tasks.wrong_step import first_wrong
+from reports.plots import (
+    STAGES,
+    config_colours,
+    plot_ablation,
+    plot_pareto,
+    plot_stages,
+    plot_tasks,
+)
 
 EXIT_BAD_INPUT = 2
-STAGES = ("observe", "perceive", "vision_wait", "enrich", "rank", "choose", "resolve", "act",
-          "validate", "worker")
-FONT = 11
-THUMB_WIDTH = 960
 
 
 @dataclass(frozen=True)
@@ -89,12 +86,6 @@ def default_baseline(names: Sequence[str]) -> str | None:
     return (plain or sorted(n for n, a in agents.items() if all_on(a)) or [None])[0]
 
 
-def playwright_command() -> str:
-    """The `playwright` of this environment (a venv's is not on PATH unless it is activated)."""
-    here = Path(sys.executable).with_name("playwright")
-    return str(here) if here.is_file() else "playwright"
-
-
 def default_out(dirs: Sequence[Path]) -> Path:
     """A folder of the input's own: `<DIR>/report` for one run or sweep folder; for several,
     `report-<names>` in the folder that holds them all (two reports never share a folder)."""
@@ -115,10 +106,6 @@ def interval(mid: float, low: float, high: float, fmt: str = "{:.2f}", scale: fl
     if low is None or math.isnan(low) or (low == high == mid):
         return text
     return f"{text} [{fmt.format(low * scale)}, {fmt.format(high * scale)}]"
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "x"
 
 
 # ---- tables ---------------------------------------------------------------------------------
@@ -250,316 +237,6 @@ def run_loads(run_dirs: Sequence[Path], episodes: pd.DataFrame) -> dict[str, flo
     return {c: (sum(v) / len(v) if v else None) for c, v in found.items()}
 
 
-# ---- plots ----------------------------------------------------------------------------------
-
-def _figure(width: float, height: float) -> tuple[Figure, Axes]:
-    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig, fig.add_subplot()
-
-
-def _colours(configs: Sequence[str]) -> dict[str, tuple[float, ...]]:
-    from matplotlib import colormaps
-
-    cmap = colormaps["tab10" if len(configs) <= 10 else "tab20"]
-    return {c: cmap(i % cmap.N) for i, c in enumerate(configs)}
-
-
-def _label(ax: Axes, text: str, anchor: tuple[float, float, Transform], colour: object,
-           dx: float, dy: float) -> Annotation:
-    x, y, transform = anchor
-    leader = {"arrowstyle": "-", "color": colour, "lw": 0.6, "alpha": 0.6}
-    return ax.annotate(text, (x, y), xycoords=transform, xytext=(dx, dy),
-                       textcoords="offset points", ha="left" if dx >= 0 else "right",
-                       fontsize=FONT - 1, color=colour,
-                       arrowprops=leader if abs(dx) + abs(dy) > 30 else None)
-
-
-def _place_labels(fig: Figure, ax: Axes, anchors: Sequence[tuple[float, float, Transform]],
-                  texts: Sequence[str], colours: Sequence[object], bars: Sequence[Bbox]) -> None:
-    """Label each point at the first nearby offset whose box overlaps no other label or point
-    (and, if one is free, no error bar); labels far from their point get a leader line."""
-    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    fig.canvas.draw()
-    points = [t.transform((x, y)) for x, y, t in anchors]
-    point_boxes = [Bbox.from_extents(px - 7, py - 7, px + 7, py + 7) for px, py in points]
-    axes_box = ax.get_window_extent(renderer)
-    taken: list[Bbox] = []
-    offsets = [(dx * r, dy * r) for r in (1, 2, 3, 4, 6)
-               for dx, dy in ((8, 5), (8, -13), (-8, 5), (-8, -13), (0, 12), (0, -20))]
-    for i, (text, colour) in enumerate(zip(texts, colours, strict=True)):
-        options = []
-        for dx, dy in offsets:
-            ann = _label(ax, text, anchors[i], colour, dx, dy)
-            # The text alone: an Annotation's own extent also covers its leader line.
-            ann.update_positions(renderer)
-            box = Text.get_window_extent(ann, renderer).expanded(1.04, 1.1)
-            ann.remove()
-            inside = axes_box.contains(box.x0, box.y0) and axes_box.contains(box.x1, box.y1)
-            if not inside or any(box.overlaps(b) for b in [*taken, *point_boxes]):
-                continue
-            options.append((any(box.overlaps(b) for b in bars), len(options), (dx, dy), box))
-            if not options[-1][0]:
-                break
-        _, _, (dx, dy), box = min(options, key=lambda o: (o[0], o[1])) if options else (
-            False, 0, (8, 5), None)
-        ann = _label(ax, text, anchors[i], colour, dx, dy)
-        ann.update_positions(renderer)
-        taken.append(box if box is not None else Text.get_window_extent(ann, renderer))
-
-
-def plot_pareto(summary: pd.DataFrame, labels: dict[str, str], colours: dict, path: Path,
-                confidence: float) -> None:
-    fig, ax = _figure(8.5, 6)
-    xs = summary["vision_calls"].to_numpy(float)
-    ys = summary["success_rate"].to_numpy(float)
-    # Configs with the same values are one point, labelled with all their names ("a = b"), not
-    # drawn side by side where the eye would read a difference.
-    spots = list(zip(np.round(xs, 6), np.round(ys, 6), strict=True))
-    first = [spots.index(spot) == i for i, spot in enumerate(spots)]
-    names = [labels[c] for c in summary["config_name"]]
-    joined = [" = ".join(n for n, s in zip(names, spots, strict=True) if s == spot) for spot in spots]
-    transforms = [ax.transData for _ in spots]
-    for row, transform in zip(summary.itertuples(), transforms, strict=True):
-        xerr = [[row.vision_calls - row.vision_calls_low], [row.vision_calls_high - row.vision_calls]]
-        yerr = [[row.success_rate - row.success_low], [row.success_high - row.success_rate]]
-        ax.errorbar(row.vision_calls, row.success_rate, xerr=xerr, yerr=yerr, fmt="o", ms=8,
-                    capsize=4, color=colours[row.config_name], zorder=3, transform=transform,
-                    mfc=colours[row.config_name] if row.pareto else "white", mew=2)
-    xmax = max(1.0, float(np.nanmax(summary["vision_calls_high"].to_numpy(float))) * 1.15)
-    front = summary[summary["pareto"]].sort_values("vision_calls")
-    fx = [*front["vision_calls"], xmax]
-    fy = [*front["success_rate"], front["success_rate"].iloc[-1]]
-    ax.step(fx, fy, where="post", color="black", lw=1.3, ls="--", alpha=0.7, zorder=2,
-            label="Pareto frontier (fewer calls, higher success)")
-    ax.set_xlim(-0.03 * xmax, xmax)
-    # Zoom to the points' intervals (in steps of 10 %) so close configs stay apart.
-    floor = math.floor(10 * float(np.nanmin(summary["success_low"].to_numpy(float)))) / 10
-    ax.set_ylim(max(0.0, floor - 0.1) - 0.03, 1.06)
-    ax.set_xlabel("vision calls per episode (mean, bootstrap CI)", fontsize=FONT + 1)
-    ax.set_ylabel(f"success rate (Wilson {confidence:.0%} CI)", fontsize=FONT + 1)
-    ax.set_title("Vision budget against success", fontsize=FONT + 3)
-    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
-    ax.tick_params(labelsize=FONT)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="best", fontsize=FONT - 1)
-    fig.canvas.draw()
-    bars = []
-    for row, transform in zip(summary.itertuples(), transforms, strict=True):
-        (x0, y0), (x1, y1) = transform.transform([(row.vision_calls_low, row.success_low),
-                                                  (row.vision_calls_high, row.success_high)])
-        (px, py) = transform.transform((row.vision_calls, row.success_rate))
-        bars += [Bbox.from_extents(px - 5, y0, px + 5, y1), Bbox.from_extents(x0, py - 5, x1, py + 5)]
-    keep = [i for i, f in enumerate(first) if f]
-    _place_labels(fig, ax, [(xs[i], ys[i], transforms[i]) for i in keep], [joined[i] for i in keep],
-                  [colours[summary["config_name"].iloc[i]] for i in keep], bars)
-    fig.savefig(path)
-
-
-def plot_ablation(overall: pd.DataFrame, labels: dict[str, str], baseline_label: str,
-                  path: Path, confidence: float) -> None:
-    n = len(overall)
-    fig = Figure(figsize=(11, 1.6 + 0.55 * n), dpi=110, layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, 2, sharey=True)
-    ypos = np.arange(n)[::-1]
-    names = [labels[c] for c in overall["config_name"]]
-    panels = (("delta_success", 100, "Δ success rate (percentage points)"),
-              ("delta_vision_calls", 1, "Δ vision calls per episode"))
-    for ax, (col, scale, title) in zip(axes, panels, strict=True):
-        mid = overall[col].to_numpy(float) * scale
-        low = overall[f"{col}_low"].to_numpy(float) * scale
-        high = overall[f"{col}_high"].to_numpy(float) * scale
-        good = (high < 0) if col == "delta_vision_calls" else (low > 0)
-        bad = (low > 0) if col == "delta_vision_calls" else (high < 0)
-        colours = ["tab:green" if g else "tab:red" if b else "tab:gray"
-                   for g, b in zip(good, bad, strict=True)]
-        err = np.nan_to_num(np.vstack([mid - low, high - mid]), nan=0.0).clip(min=0)
-        ax.barh(ypos, mid, xerr=err, color=colours, alpha=0.85, capsize=4, height=0.6)
-        ax.axvline(0, color="black", lw=0.8)
-        ax.set_title(title, fontsize=FONT + 1)
-        ax.tick_params(labelsize=FONT)
-        ax.grid(axis="x", alpha=0.3)
-        span = np.nanmax(np.abs(np.concatenate([low, high, mid, [1.0]])))
-        ax.set_xlim(-span * 1.15, span * 1.15)
-    axes[0].set_yticks(ypos, names, fontsize=FONT)
-    axes[0].set_ylim(-0.7, n - 0.3)
-    fig.suptitle(f"Change against {baseline_label} ({confidence:.0%} intervals; green better, "
-                 f"red worse, grey not significant)", fontsize=FONT + 1)
-    fig.savefig(path)
-
-
-def plot_tasks(rates: pd.DataFrame, counts: pd.DataFrame, labels: dict[str, str],
-               path: Path) -> None:
-    n_rows, n_cols = rates.shape
-    fig, ax = _figure(max(6.0, 2.8 + 1.25 * n_cols), max(3.0, 1.6 + 0.32 * n_rows))
-    from matplotlib import colormaps
-
-    cmap = colormaps["RdYlGn"].with_extremes(bad="#dddddd")
-    values = np.ma.masked_invalid(rates.to_numpy(float))
-    image = ax.imshow(values, cmap=cmap, vmin=0, vmax=1, aspect="auto")
-    for i in range(n_rows):
-        for j in range(n_cols):
-            rate = rates.iat[i, j]
-            text = "–" if math.isnan(rate) else counts.iat[i, j]
-            dark = not math.isnan(rate) and (rate < 0.2 or rate > 0.85)
-            ax.text(j, i, text, ha="center", va="center", fontsize=FONT - 2,
-                    color="white" if dark else "black")
-    ax.set_xticks(range(n_cols), [labels[c] for c in rates.columns], rotation=30, ha="right",
-                  fontsize=FONT)
-    ax.set_yticks(range(n_rows), rates.index, fontsize=FONT - 1)
-    ax.set_title("Success by task (successes/episodes)", fontsize=FONT + 2)
-    fig.colorbar(image, ax=ax, shrink=0.6, label="success rate")
-    fig.savefig(path)
-
-
-def plot_stages(means: pd.DataFrame, labels: dict[str, str], path: Path, caveat: str = "") -> None:
-    """`caveat`: why the configs' times may not compare (timing_caveat), printed in the figure."""
-    from matplotlib import colormaps
-
-    n = len(means)
-    fig, ax = _figure(10, 2.2 + 0.55 * n + (0.35 if caveat else 0))
-    ypos = np.arange(n)[::-1]
-    left = np.zeros(n)
-    cmap = colormaps["tab10"]
-    for k, stage in enumerate(STAGES):
-        width = means[stage].to_numpy(float)
-        ax.barh(ypos, width, left=left, color=cmap(k), label=stage, height=0.6)
-        left += width
-    for y, total in zip(ypos, left, strict=True):
-        ax.text(total, y, f" {total:,.0f} ms", va="center", fontsize=FONT - 1)
-    ax.set_yticks(ypos, [labels[c] for c in means.index], fontsize=FONT)
-    ax.set_xlim(0, max(1.0, left.max()) * 1.15)
-    ax.set_xlabel("mean ms per step", fontsize=FONT)
-    ax.set_title("Where a step's time goes", fontsize=FONT + 2)
-    if caveat:
-        fig.suptitle("\n".join(textwrap.wrap(f"Warning: {caveat.rstrip('.')} (the report says when and how).",
-                                             110)), fontsize=FONT - 1, color="#b35900")
-    ax.tick_params(labelsize=FONT)
-    ax.grid(axis="x", alpha=0.3)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=5,
-               fontsize=FONT - 1, frameon=False)
-    fig.savefig(path)
-
-
-# ---- failure gallery ------------------------------------------------------------------------
-
-def failure_selection(episodes: pd.DataFrame, order: Sequence[str], cap: int) -> pd.DataFrame:
-    """Failed episodes, at most `cap`, taken round-robin over configs so each one is shown."""
-    failed = episodes[~episodes["success"]].sort_values(["task_id", "seed"])
-    queues = [failed[failed["config_name"] == c] for c in order]
-    picked: list[pd.Series] = []
-    depth = 0
-    while len(picked) < cap and any(depth < len(q) for q in queues):
-        picked += [q.iloc[depth] for q in queues if depth < len(q)][: cap - len(picked)]
-        depth += 1
-    if not picked:
-        return failed.iloc[0:0]
-    chosen = pd.DataFrame(picked)
-    rank = {c: i for i, c in enumerate(order)}
-    return chosen.sort_values(["config_name", "task_id", "seed"],
-                              key=lambda s: s.map(rank) if s.name == "config_name" else s)
-
-
-def screenshots(run_dir: Path, episode_id: str) -> dict[int, Path]:
-    """The episode's Set-of-Mark images by step number."""
-    return {int(p.stem.split("-")[1]): p
-            for p in sorted((run_dir / "screenshots" / episode_id).glob("step-*.png"))}
-
-
-def shown_step(steps: pd.DataFrame) -> tuple[dict, str]:
-    """The step of a failed episode the gallery shows: the first that went wrong (its action
-    failed, had no effect, or chose a target the plan does not describe: tasks/wrong_step.py),
-    with why; else the last step, with ""."""
-    rows = steps.sort_values("step").to_dict("records")
-    found = first_wrong(rows)
-    if found is not None:
-        return dict(found[0]), found[1]
-    return rows[-1], ""
-
-
-def describe_step(s: dict) -> str:
-    """The step's subgoal, what it chose and where (the nearest piece of the target's context
-    that is not its own name: "in “Graphics memory”"), and its error."""
-    what = f"{s['subgoal_action']} “{s['subgoal_target']}”"
-    places = [p for p in str(s.get("target_context") or "").split(" | ")
-              if p and p != s["target_name"]]
-    where = f" in “{places[0]}”" if places else ""
-    role = f"{s['target_role']} " if s["target_role"] else ""
-    chose = f"; chose {role}“{s['target_name']}”{where}" if s["target_name"] else ""
-    err = f"; error {s['error_type']}: {s['error']}" if s["error_type"] else ""
-    return f"{what}{chose}{err}"
-
-
-def thumbnail(source: Path, target: Path) -> bool:
-    try:
-        with Image.open(source) as image:
-            image.thumbnail((THUMB_WIDTH, THUMB_WIDTH))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            image.save(target)
-        return True
-    except OSError:
-        return False
-
-
-def gallery(episodes: pd.DataFrame, steps: pd.DataFrame, order: Sequence[str],
-            labels: dict[str, str], out: Path, cap: int) -> tuple[list[str], pd.DataFrame]:
-    failed = episodes[~episodes["success"]]
-    table = failed[["config_name", "task_id", "seed", "failure", "failure_detail", "episode_id",
-                    "run_dir"]].sort_values(["config_name", "task_id", "seed"])
-    if failed.empty:
-        return ["No failed episodes."], table
-    chosen = failure_selection(episodes, order, cap)
-    for stale in (out / "failures").glob("*.png"):  # from an earlier report into the same folder
-        stale.unlink()
-    lines = []
-    if len(failed) > len(chosen):
-        lines += [(f"Showing {len(chosen)} of {len(failed)} failed episodes "
-                  f"({len(failed) - len(chosen)} left out; all are listed in `failures.csv`)."), ""]
-    by_episode = dict(tuple(steps.groupby("episode_id"))) if not steps.empty else {}
-    for ep in chosen.itertuples():
-        run_dir = Path(ep.run_dir)
-        lines.append(f"### {ep.task_id} · seed {ep.seed} · {labels[ep.config_name]}")
-        lines.append(f"- config: `{ep.config_name}`; episode `{ep.episode_id}`; "
-                     f"{ep.steps} steps, {ep.vision_calls} vision calls")
-        lines.append(f"- failure: **{ep.failure or 'unclassified'}**"
-                     + (f" — {ep.failure_detail}" if ep.failure_detail else ""))
-        shots = screenshots(run_dir, ep.episode_id)
-        shown: int | None = None
-        if ep.episode_id in by_episode:
-            episode_steps = by_episode[ep.episode_id]
-            step, why = shown_step(episode_steps)
-            shown = int(step["step"])
-            last = int(episode_steps["step"].max())
-            if why:
-                said = describe_step(step)
-                lines.append(f"- first wrong step {shown}: {said}"
-                             + ("" if why in said else f" — {why}"))
-            if not why or shown != last:
-                final = episode_steps.sort_values("step").iloc[-1].to_dict()
-                lines.append(f"- last step {last}: {describe_step(final)}")
-        if shots and shown not in shots:
-            # That step has no image (no mark was chosen on it: a wait, a scroll, a step a
-            # mechanism took over): the first wrong step that has one, else the last image.
-            imaged = [r for r in by_episode[ep.episode_id].sort_values("step").to_dict("records")
-                      if r["step"] in shots] if shown is not None else []
-            found = first_wrong(imaged)
-            shown = int(found[0]["step"]) if found is not None else max(shots)
-        rel = Path("failures") / f"{slug(ep.episode_id)}.png"
-        if shown is not None and shown in shots and thumbnail(shots[shown], out / rel):
-            lines.append(f"- Set-of-Mark image of step {shown} (the chosen mark in a yellow "
-                         f"halo): `{shots[shown].resolve()}`")
-            lines.append(f"\n![{ep.task_id} seed {ep.seed}]({rel.as_posix()})\n")
-        else:
-            lines.append("- no Set-of-Mark image recorded for this episode")
-        trace = run_dir / "playwright" / f"{ep.episode_id}.zip"
-        if trace.is_file():
-            lines.append(f"- Playwright trace: `{playwright_command()} show-trace {trace.resolve()}`")
-        else:
-            lines.append("- no Playwright trace recorded for this episode")
-        lines.append("")
-    return lines, table
-
 
 # ---- the report -----------------------------------------------------------------------------
 
@@ -631,7 +308,7 @@ def build_report(dirs: Sequence[Path], out: Path, opts: Options = Options()) -> 
         opts = Options(by_label[opts.baseline], opts.max_failures, opts.confidence, opts.seed)
     baseline = opts.baseline or default_baseline(names)
     order = config_order(episodes, baseline)
-    labels, colours = short_labels(names), _colours(order)
+    labels, colours = short_labels(names), config_colours(order)
     out.mkdir(parents=True, exist_ok=True)
     conf = opts.confidence
 

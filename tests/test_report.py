@@ -11,7 +11,8 @@ from PIL import Image
 from synthetic_runs import episode, step_colour, write_run
 
 from reports.frontier import indistinct, pareto_frontier
-from reports.report import default_baseline, default_out, main, playwright_command, short_labels
+from reports.gallery import playwright_command
+from reports.report import default_baseline, default_out, main, short_labels
 
 FULL = "full/synthetic/scripted"
 NOGATE = "full[gating=false]/synthetic/scripted"
