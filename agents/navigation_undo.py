@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from agents.fingerprint import Fingerprint
 from agents.marks import TargetIdentity
 from agents.pipeline import Mechanism, Step
-from agents.worker.scripted import described_roles
+from agents.worker.places import described_roles
 
 # Controls whose own action changes a value on the page, never the page itself.
 STAYING_ROLES = frozenset({"checkbox", "radio", "switch", "textbox", "searchbox", "combobox",

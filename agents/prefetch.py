@@ -49,7 +49,7 @@ from agents.marks import Mark, dom_marks
 from agents.perception.base import PerceptionResult, Tier
 from agents.pipeline import Mechanism, Step
 from agents.worker.base import Choice
-from agents.worker.scripted import STOP_WORDS
+from agents.worker.fit import STOP_WORDS
 from tasks.schema import TARGETED_ACTIONS, Subgoal
 from tasks.text_match import word_set
 from tasks.trace import StepRecord

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from agents.marks import Mark
 from agents.pipeline import Mechanism, Step
-from agents.worker.scripted import described_roles
+from agents.worker.places import described_roles
 
 MENU_ITEMS = frozenset({"menuitem", "menuitemcheckbox", "menuitemradio"})
 # What an item says when it opens a menu of its own.

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from agents.fingerprint import Fingerprint
 from agents.pipeline import Mechanism, Step
-from agents.worker.scripted import STOP_WORDS
+from agents.worker.fit import STOP_WORDS
 from tasks.schema import Subgoal
 from tasks.text_match import words
 

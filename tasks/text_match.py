@@ -114,7 +114,7 @@ ICON_WORDS = frozenset({"icon", "icons", "symbol", "glyph", "pictogram"})
 # What a form asks for and the names forms give it: a task says "last name" where the page says
 # "Surname", "ZIP code" where it says "Postcode". The common fields of address, contact and sign-up
 # forms (the concepts of HTML's autocomplete tokens), in the words people and pages use for them.
-# Used only where the target is a field (agents/worker/scripted.py `is_field`). A date's year, month or day count as
+# Used only where the target is a field (agents/worker/fit.py `is_field`). A date's year, month or day count as
 # the date: "the year" goes into a field captioned "Released date" when no field says "year".
 FIELD_NAMES: tuple[tuple[str, ...], ...] = (
     ("first name", "given name", "forename", "christian name"),

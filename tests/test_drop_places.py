@@ -13,7 +13,7 @@ import pytest
 
 from agents.marks import Mark
 from agents.observation import Box
-from agents.worker.scripted import _nth_place, _place_at, _place_beside
+from agents.worker.places import nth_place, place_at, place_beside
 from tasks.text_match import ordinal
 from tests.conftest import run_experiment
 
@@ -47,10 +47,10 @@ def test_the_nth_place_is_counted_in_the_holder_the_plan_names() -> None:
     backlog = [_place(3 + i, "row", "Backlog", 200 + 40 * i) for i in range(4)]
     cells = [_place(10 + i, "cell", "Backlog", 200 + 40 * i) for i in range(4)]
     places = [*done, *cells, *backlog]
-    assert _nth_place("the second row of the Backlog table", 2, places).number == 4
-    assert _nth_place("the last row of the Backlog table", 1, places).number == 6
-    assert _nth_place("the first row of the Done table", 1, places).number == 1
-    assert _nth_place("the 9th row of the Backlog table", 9, places) is None
+    assert nth_place("the second row of the Backlog table", 2, places).number == 4
+    assert nth_place("the last row of the Backlog table", 1, places).number == 6
+    assert nth_place("the first row of the Done table", 1, places).number == 1
+    assert nth_place("the 9th row of the Backlog table", 9, places) is None
 
 
 @pytest.mark.browser
@@ -76,14 +76,14 @@ def _grid() -> list[Mark]:
 
 def test_places_by_where_they_lie() -> None:
     grid = _grid()
-    assert _place_at("the book at the top left", grid).label == "Dune"
-    assert _place_at("the center of the grid", grid).label == "Hamlet"
-    assert _place_at("the bottom right book", grid).label == "Rebecca"
-    assert _place_at("the top center", grid).label == "Emma"
-    assert _place_beside("the book just below Hamlet", grid).label == "Middlemarch"
-    assert _place_beside("the item right of Beloved", grid).label == "Hamlet"
-    assert _place_beside("the book above Dune", grid) is None
-    assert _place_at("the Dune card", grid) is None
+    assert place_at("the book at the top left", grid).label == "Dune"
+    assert place_at("the center of the grid", grid).label == "Hamlet"
+    assert place_at("the bottom right book", grid).label == "Rebecca"
+    assert place_at("the top center", grid).label == "Emma"
+    assert place_beside("the book just below Hamlet", grid).label == "Middlemarch"
+    assert place_beside("the item right of Beloved", grid).label == "Hamlet"
+    assert place_beside("the book above Dune", grid) is None
+    assert place_at("the Dune card", grid) is None
 
 
 @pytest.mark.browser

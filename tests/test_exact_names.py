@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from agents.worker.scripted import exact_name, score
+from agents.worker.fit import exact_name, score
 from tasks.schema import Subgoal
 from tests.conftest import run_experiment
 

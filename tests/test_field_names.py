@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from conftest import run_experiment
 
-from agents.worker import scripted
+from agents.worker import fit
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,7 @@ def test_each_field_is_found_by_the_pages_name_for_it(tmp_path: Path) -> None:
 
 
 def test_without_the_field_names_the_same_pages_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scripted, "FIELD_NAMES", ())
+    monkeypatch.setattr(fit, "FIELD_NAMES", ())
     result = run_experiment(tmp_path, ARGS)
     assert not result.episodes.success.any()
     assert (result.episodes.failure == "no_target").all()

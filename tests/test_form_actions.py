@@ -5,7 +5,7 @@ whose only action button says "Continue", with "Create an account" under it; wit
 field takes the focus and disables the form until it is answered).
 
 - "Password field" fits the nameless box captioned "Your account password": a short caption that
-  holds every word of the description and a few more (agents/worker/scripted.py `_context_fit`);
+  holds every word of the description and a few more (agents/worker/fit.py `context_fit`);
 - "Sign in button" goes to the form's action button, "Continue", the nearest button after the
   fields the plan filled, when no mark is named so (`form_button`); an exact name always wins;
 - the notice is an interruption (agents/interruptions.py): it appeared on the agent's action,
@@ -25,13 +25,8 @@ import pytest
 from agents.interruptions import interruption
 from agents.marks import Mark
 from agents.observation import Box
-from agents.worker.scripted import (
-    FORM_BUTTON_SCORE,
-    MIN_SCORE,
-    ScriptedWorker,
-    names_submission,
-    score,
-)
+from agents.worker.fit import FORM_BUTTON_SCORE, MIN_SCORE, score
+from agents.worker.scripted import ScriptedWorker, names_submission
 from tasks.schema import Subgoal
 from tests.conftest import run_experiment
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from agents.worker.scripted import from_end, said
+from agents.worker.fit import said
+from agents.worker.places import from_end
 from tasks.schema import Subgoal
 from tests.conftest import run_experiment
 

@@ -3,7 +3,7 @@ destination field whose hand-written suggestions — plain divs with a pointer c
 are drawn over the form's Save button).
 
 - "the suggestion starting with "Ne" and ending in "ds"" is chosen by the edges of its name
-  (tasks/text_match.py `affixes`; agents/worker/scripted.py), which word matching cannot see;
+  (tasks/text_match.py `affixes`; agents/worker/fit.py), which word matching cannot see;
 - a vision box over a suggestion is not bound to the Save button under it: what vision read there
   shares no word with the button's name (agents/enrichment.py, label in name);
 - "Save destination" under the still open list is uncovered first (agents/uncover.py: Escape),
@@ -21,7 +21,7 @@ import pytest
 from agents.enrichment import match
 from agents.marks import Mark, Placed
 from agents.observation import Box, Element
-from agents.worker.scripted import score
+from agents.worker.fit import score
 from tasks.schema import Subgoal
 from tasks.text_match import affixes, has_affixes
 from tests.conftest import run_experiment

@@ -1,4 +1,4 @@
-"""The scripted worker's reading of kinds of control in a description (agents/worker/scripted.py):
+"""The scripted worker's reading of kinds of control in a description (agents/worker/fit.py):
 "text area" names a multi-line text box (whose mark vision labels by the text it shows)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.enrichment import MISSED_MARGIN
 from agents.marks import Mark
 from agents.observation import Box
-from agents.worker.scripted import MIN_SCORE, kind_words, score
+from agents.worker.fit import MIN_SCORE, kind_words, score
 from tasks.schema import Subgoal
 
 
