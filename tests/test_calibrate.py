@@ -18,18 +18,17 @@ from agents.perception.base import Candidate, NormBox
 from agents.perception.synthetic import SyntheticConfig
 from agents.perception.visible_geometry import Region
 from harness import calibrate
-from harness.calibrate import (
+from harness.calibrate import prediction_table, write_profile
+from harness.config import compose_run_config
+from harness.error_rates import (
     Estimate,
     TierCounts,
     count_call,
     estimate,
     match,
     miss_loglik,
-    prediction_table,
     profile_config,
-    write_profile,
 )
-from harness.config import compose_run_config
 
 VIEW = (1000.0, 500.0)
 REPO = Path(__file__).resolve().parent.parent
