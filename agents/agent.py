@@ -120,7 +120,8 @@ class GroundingAgent:
         # last wait.
         page, asked = episode.page, [m.settle_read() for m in episode.mechanisms]
         wanted = [read for read in asked if read is not None]
-        settled, _ = await asyncio.gather(self.settler.settle(page, [*wanted, *also]), episode.refs.warm())
+        settled, _ = await asyncio.gather(self.settler.settle(page, [*wanted, *also]),
+                                          episode.refs.warm(self.settler.longest_s))
         got = iter(settled or [None] * (len(wanted) + len(also)))
         waited = False  # a hook waited on the page: the later reads are out of date
         for m, read in zip(episode.mechanisms, asked, strict=True):

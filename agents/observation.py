@@ -12,6 +12,7 @@ current again by re-reading that scope (`live`), which also proves it still exis
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import re
 import time
@@ -249,19 +250,21 @@ class RefBook:
         """Every document a frame of the page loads is warmed by the next `warm`."""
         page.on("framenavigated", lambda frame: self._unwarmed.add(frame))
 
-    async def warm(self) -> None:
+    async def warm(self, timeout_s: float = 3.0) -> None:
         """Build Playwright's injected scripts in the frames that loaded a document since the last
         call: the utility world's, which aria snapshots run in, and the main world's, which
-        `aria-ref=` evaluation runs in. A document builds each on its first use, 20-30 ms of the
+        `aria-ref=` evaluation runs in. A document builds each on its first use, 20-35 ms of the
         renderer's time apiece, which otherwise lies on the path of its first observation and its
         first resolved ref; the agent runs this while the page settles, where it overlaps the
-        settle's quiet window. What fails (a frame gone, a document replaced) is left alone: the
-        next use builds the script, as it would have."""
+        settle's quiet window. What fails or does not answer within `timeout_s` (a frame gone, a
+        document replaced or frozen) is left alone: the next use builds the script, as it would
+        have."""
         frames, self._unwarmed = self._unwarmed, set()
-        await asyncio.gather(*(work for frame in frames if not frame.is_detached()
-                               for work in (frame.locator(":root").count(),
-                                            frame.eval_on_selector(":root", "() => 0"))),
-                             return_exceptions=True)
+        works = [work for frame in frames if not frame.is_detached()
+                 for work in (frame.locator(":root").count(), frame.eval_on_selector(":root", "() => 0"))]
+        if works:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*works, return_exceptions=True), timeout_s)
 
     async def observe(self, page: Page, scopes: tuple[str, ...] | None = None,
                       framed: frozenset[str] = frozenset()) -> Observation:

@@ -131,6 +131,12 @@ class Settler:
         page.on("response", self._answered)
 
     @property
+    def longest_s(self) -> float:
+        """The longest one settle waits for the page to answer (its cap, an animation's, and the
+        margin of the bound on a page that does not answer)."""
+        return max(self.config.settle_ms, self.config.settle_animation_ms) / 1000 + 0.25
+
+    @property
     def in_flight(self) -> int:
         """How many of the page's requests the settle still waits for."""
         return len(self._in_flight)

@@ -5,6 +5,7 @@ Playwright's injected scripts while the page settles, whatever has become of the
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -99,3 +100,21 @@ def test_every_frame_of_a_new_document_is_warmed_once_and_a_gone_frame_is_left_a
 
     loaded, after, left, read = asyncio.run(main())
     assert loaded == 2 and after == 0 and left == 0 and read
+
+
+BUSY = """<title>Busy</title><p>busy</p>
+<script>setTimeout(() => { const t = Date.now(); while (Date.now() - t < 6000) {} }, 50);</script>"""
+
+
+def test_a_document_that_does_not_answer_holds_the_warming_no_longer_than_its_bound() -> None:
+    async def main() -> float:
+        async with _page({"/": BUSY}) as page:
+            refs = RefBook()
+            refs.watch(page)
+            await page.goto("http://trips.test/")
+            await asyncio.sleep(0.3)  # the page's script now holds its main thread for 6 s
+            t0 = time.monotonic()
+            await refs.warm(timeout_s=0.5)
+            return time.monotonic() - t0
+
+    assert asyncio.run(main()) < 3.0  # the bound, not the 6 s the document is busy
