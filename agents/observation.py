@@ -349,13 +349,24 @@ async def live_locator(page: Page, obs: Observation, ref: str) -> Locator:
 
 async def _read_scope(page: Page, obs: Observation, ref: str) -> None:
     """For a viewport observation the ref's scope is read again when another scope was read
-    last, so Playwright's lookup answers for it; a ref that is gone by then is stale."""
+    last, so Playwright's lookup answers for it. A scope is known by its position in the
+    document, so a page that moved its content since (a banner inserted above) may have put
+    another container there, or none: the ref is then looked for in the whole document, where
+    its element keeps its ref as long as it exists. A ref that is gone by then is stale."""
     scope = obs.scopes.get(ref)
-    if scope is not None and scope != obs.last_scope:
-        try:
-            text = await page.locator(scope).aria_snapshot(mode="ai", boxes=True, timeout=1000)
-        except PlaywrightError as exc:
-            raise StaleRefError(ref, obs.id, obs.id, "its container is gone") from exc
+    if scope is None or scope == obs.last_scope:
+        return
+    try:
+        text = await page.locator(scope).aria_snapshot(mode="ai", boxes=True, timeout=1000)
+    except PlaywrightError:
+        text = ""  # no container there any more
+    if f"[ref={ref}]" in text:
         obs.last_scope = scope
-        if f"[ref={ref}]" not in text:
-            raise StaleRefError(ref, obs.id, obs.id, "no longer in its container")
+        return
+    try:
+        text = await page.aria_snapshot(mode="ai", boxes=True)
+    except PlaywrightError as exc:
+        raise StaleRefError(ref, obs.id, obs.id, "the page could not be read") from exc
+    obs.last_scope = ""  # the document was read last: any scope is read again when asked for
+    if f"[ref={ref}]" not in text:
+        raise StaleRefError(ref, obs.id, obs.id, "no longer on the page")
