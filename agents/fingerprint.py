@@ -380,10 +380,10 @@ async def take(page: Page, since: int | None = None) -> Fingerprint | None:
     return await of_walk(page, walked, since)
 
 
-def read(since: int | None = None) -> tuple[str, int | None]:
+def read() -> tuple[str, None]:
     """`take` as a read of the page that travels with another round trip (a settle's last wait):
     give what it read to `of_walk`."""
-    return _WALK_JS, since
+    return _WALK_JS, None
 
 
 async def of_walk(page: Page, walked: str, since: int | None = None) -> Fingerprint:
