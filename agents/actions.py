@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
@@ -270,16 +271,9 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
         case Click() | Expand():
             await loc.click(timeout=timeout_ms)
         case Type():
-            kind = await refs.evaluate(page, ref, action.observation_id, _INPUT_TYPE_JS)
-            value = input_formats.wire(kind, action.text) if kind in input_formats.TYPED else None
-            if value is not None:
-                # a date or time field takes its wire format, not the keys of a display format
-                await loc.fill(value, timeout=timeout_ms)
-            else:
-                await loc.click(timeout=timeout_ms)
-                if action.clear and not await _empty(page, refs, ref, action.observation_id):
-                    await loc.fill("", timeout=timeout_ms)
-                await loc.press_sequentially(action.text, timeout=timeout_ms)
+            kind = await refs.evaluate(page, ref, action.observation_id, INPUT_TYPE_JS)
+            await type_into(loc, kind, action.text, timeout_ms,
+                            empty=(lambda: _empty(page, refs, ref, action.observation_id)) if action.clear else None)
             if action.then == "enter":
                 await loc.press("Enter", timeout=timeout_ms)
             elif action.then == "escape":
@@ -314,17 +308,32 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
     return ""
 
 
-_INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : ''"
+async def type_into(loc: Locator, kind: str, text: str, timeout_ms: float,
+                    empty: Callable[[], Awaitable[bool]] | None) -> None:
+    """Type as a person does: a date or time field (`kind`, an input's type) takes its wire
+    format, not the keys of a display format; any other field is clicked, cleared when `empty`
+    (None: keep what it holds) says it holds something, and typed into key by key."""
+    value = input_formats.wire(kind, text) if kind in input_formats.TYPED else None
+    if value is not None:
+        await loc.fill(value, timeout=timeout_ms)
+        return
+    await loc.click(timeout=timeout_ms)
+    if empty is not None and not await empty():
+        await loc.fill("", timeout=timeout_ms)
+    await loc.press_sequentially(text, timeout=timeout_ms)
+
+
+INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : ''"
 # A field with nothing in it (read after the click that focused it: a page may fill a field as it
 # gains focus); false for any other element, which `fill` may retarget to a field it labels.
-_EMPTY_JS = ("(e) => ((e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement) ? e.value"
+EMPTY_JS = ("(e) => ((e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement) ? e.value"
              " : e.isContentEditable ? e.textContent : null) === ''")
 
 
 async def _empty(page: Page, refs: RefBook, ref: str, observation_id: int) -> bool:
     """The field behind the ref holds nothing (clearing it would be a round trip of no effect)."""
     try:
-        return bool(await refs.evaluate(page, ref, observation_id, _EMPTY_JS))
+        return bool(await refs.evaluate(page, ref, observation_id, EMPTY_JS))
     except (PlaywrightError, StaleRefError):
         return False  # gone or replaced: clearing it says what happened
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FrameLocator, Locator, Page
 
-from agents.actions import drag
+from agents.actions import EMPTY_JS, INPUT_TYPE_JS, drag, type_into
 from agents.brief import Brief
 from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
 from tasks.schema import OracleStep, Task
@@ -30,7 +31,22 @@ async def _centre(loc: Locator, timeout_ms: float) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-async def run_oracle_step(page: Page, step: OracleStep, base_url: str, timeout_ms: float = 5000) -> None:
+async def _type_keys(loc: Locator, text: str, timeout_ms: float) -> None:
+    """A fill typed as the agent types (`agents.actions.type_into`)."""
+    kind = await loc.evaluate(INPUT_TYPE_JS, timeout=timeout_ms)
+
+    async def empty() -> bool:
+        try:
+            return bool(await loc.evaluate(EMPTY_JS, timeout=timeout_ms))
+        except PlaywrightError:
+            return False
+
+    await type_into(loc, kind, text, timeout_ms, empty=empty)
+
+
+async def run_oracle_step(page: Page, step: OracleStep, base_url: str, timeout_ms: float = 5000,
+                          keys: bool = False) -> None:
+    """One oracle step; `keys`: a fill is typed key by key, as the agent types."""
     if step.do == "goto":
         await page.goto(step.url if "://" in (step.url or "") else base_url + (step.url or "/"))
         return
@@ -49,6 +65,8 @@ async def run_oracle_step(page: Page, step: OracleStep, base_url: str, timeout_m
             await loc.click(position={"x": box["width"] * fx, "y": box["height"] * fy}, timeout=timeout_ms)
         else:
             await loc.click(timeout=timeout_ms)
+    elif step.do == "fill" and keys:
+        await _type_keys(loc, step.text or "", timeout_ms)
     elif step.do == "fill":
         await loc.fill(step.text or "", timeout=timeout_ms)
     elif step.do == "press":
@@ -78,29 +96,30 @@ async def run_oracle_step(page: Page, step: OracleStep, base_url: str, timeout_m
         await loc.wait_for(state="visible", timeout=timeout_ms)
 
 
-async def run_oracle(page: Page, task: Task, base_url: str) -> None:
-    """Open the task's start page and replay its oracle steps; raises on the first broken step."""
+async def run_oracle(page: Page, task: Task, base_url: str, keys: bool = False) -> None:
+    """Replay the task's oracle steps on the open page; raises on the first broken step."""
     if not task.oracle:
         raise ValueError(f"task {task.id} has no oracle steps")
     for step in task.oracle:
-        await run_oracle_step(page, step, base_url)
+        await run_oracle_step(page, step, base_url, keys=keys)
 
 
 class Oracle:
     """`policy=oracle`: the task's ground-truth steps as an episode policy (a baseline, not an
-    agent: it is the only policy handed the task's ground truth)."""
+    agent: it is the only policy handed the task's ground truth). `keys`: fills are typed key by
+    key as the agent types, so the floor acts with the agent's input primitives."""
 
     needs_ground_truth = True
 
-    def __init__(self, task: Task, base_url: str) -> None:
-        self.task, self.base_url = task, base_url
+    def __init__(self, task: Task, base_url: str, keys: bool = False) -> None:
+        self.task, self.base_url, self.keys = task, base_url, keys
 
     @classmethod
     def from_setup(cls, setup: PolicySetup, **options: Any) -> Oracle:
-        return cls(setup.ground_truth, setup.base_url)
+        return cls(setup.ground_truth, setup.base_url, **options)
 
     async def run(self, page: Page, brief: Brief, on_step: StepSink, prepare: Prepare | None = None,
                   episode_over: EpisodeOver | None = None) -> Outcome:
         await page.goto(brief.start_url)
-        await run_oracle(page, self.task, self.base_url)
+        await run_oracle(page, self.task, self.base_url, self.keys)
         return Outcome(steps=0, plan_done=True, acted_at=time.monotonic())

@@ -48,11 +48,13 @@ def test_overhead_at_its_smallest_size(tmp_path: Path) -> None:
     fig = json.loads(out.read_text())
     assert {"cpus", "memory_gib", "load_average", "browser_version"} <= fig["meta"].keys()
     agents = ["none", "synthetic", "synthetic_capture"]
-    assert list(fig["arms"]) == ["floor", *agents]
+    assert list(fig["arms"]) == ["floor", "floor_keys", *agents]
     wall = {s["arm"]: s["wall_ms"] for s in fig["samples"]}
     assert all(s["success"] for s in fig["samples"])
+    assert "ratio_to_floor" not in fig["arms"]["floor_keys"]  # a baseline, not an agent
     for arm in agents:
         assert fig["arms"][arm]["ratio_to_floor"] == pytest.approx(wall[arm] / wall["floor"])
+        assert fig["arms"][arm]["ratio_to_floor_keys"] == pytest.approx(wall[arm] / wall["floor_keys"])
         assert fig["arms"][arm]["agent_steps_per_episode"] >= 2
     assert fig["arms"]["floor"]["ms_per_step"] == pytest.approx(wall["floor"] / 2)  # a 2-step plan
     assert [t["holds"] for t in fig["targets"]] == [wall[arm] / wall["floor"] <= 1.5 for arm in agents]

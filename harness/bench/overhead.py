@@ -11,6 +11,9 @@ shared Chromium and fixture server, one episode at a time:
   episode wrapper around it (a fresh context with the episode cookies, the `final_settle_ms` wait
   and the verdict read from server state) is what any runner needs to judge a task, and is the
   same code in every arm;
+- floor_keys: the same oracle with `policy.keys=true`: its fills typed as the agent types (a click,
+  a clear when the field holds something, a key per character), so the agent's time over it is
+  what grounding costs beyond typing like a person; a second column, not the target's floor;
 - none: the grounding agent with `perception=none` (the accessibility tree alone);
 - synthetic: the grounding agent with `perception=synthetic` at its default zero latency (the
   simulated model reads the page, so no screenshot is taken for it);
@@ -27,7 +30,8 @@ its per-episode ratio on that task. The steps each arm actually took (oracle ste
 are recorded beside it. Each round runs every task once in every arm, arms in an order rotated
 from task to task and round to round, after untimed warm-up episodes (--warmup, one per arm). A ratio is the
 median over (task, round) of (arm time / floor time of the same task in the same round), over the
-pairs where both episodes succeeded, so load from other work mostly cancels. For the agent arms
+pairs where both episodes succeeded, so load from other work mostly cancels; the same against
+floor_keys in its own column. For the agent arms
 the JSON also splits the episode into the agent's stage timings (steps.parquet's `*_ms` columns)
 and what lies outside the steps (context, start page and settle, final settle, verdict, trace).
 
@@ -56,11 +60,13 @@ from tasks.schema import Task
 
 ARMS = {
     "floor": ["policy=oracle", "trace.playwright=false"],
+    "floor_keys": ["policy=oracle", "trace.playwright=false", "policy.keys=true"],
     "none": ["perception=none"],
     "synthetic": ["perception=synthetic"],
     # what a backend that reads pixels adds: a screenshot per vision call
     "synthetic_capture": ["perception=synthetic", "perception.capture=true"],
 }
+FLOORS = ("floor", "floor_keys")  # the baselines; every other arm is an agent's
 TARGET = 1.5  # harness time per step / floor time per step, at most
 STAGES = ("observe_ms", "perceive_ms", "vision_wait_ms", "enrich_ms", "rank_ms", "choose_ms",
           "resolve_ms", "act_ms", "validate_ms")
@@ -113,8 +119,13 @@ async def run(suite: str, tasks: Sequence[str], rounds: int, seed: int, warmup: 
 
 
 def summarise(raw: dict[str, Any]) -> dict[str, Any]:
-    """Per-arm medians and ratios to the floor, overall and per task, from the raw samples."""
+    """Per-arm medians and ratios to the floors, overall and per task, from the raw samples."""
     by_key = {(s["arm"], s["task_id"], s["round"]): s for s in raw["samples"]}
+
+    def pairs(ok: list[dict[str, Any]], floor: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """(agent episode, the floor's episode of the same task and round), both successful."""
+        return [(s, f) for s in ok if (f := by_key.get((floor, s["task_id"], s["round"]))) and f["success"]]
+
     arms: dict[str, Any] = {}
     for arm in raw["arms"]:
         mine = [s for s in raw["samples"] if s["arm"] == arm]
@@ -123,15 +134,17 @@ def summarise(raw: dict[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {"episodes": len(mine), "successes": len(ok),
                                  "ms_per_step": statistics.median(per_step) if per_step else None,
                                  "ms_per_episode": statistics.median(s["wall_ms"] for s in ok) if ok else None}
-        if arm != "floor":
-            pairs = [(s, by_key[("floor", s["task_id"], s["round"])]) for s in ok
-                     if by_key[("floor", s["task_id"], s["round"])]["success"]]
-            ratios = [s["wall_ms"] / f["wall_ms"] for s, f in pairs]
+        if arm not in FLOORS:
+            matched = pairs(ok, "floor")
+            ratios = [s["wall_ms"] / f["wall_ms"] for s, f in matched]
             entry["ratio_to_floor"] = statistics.median(ratios) if ratios else None
             entry["pairs"] = len(ratios)
             entry["per_task_ratio"] = {
-                task: statistics.median(s["wall_ms"] / f["wall_ms"] for s, f in pairs if s["task_id"] == task)
-                for task in raw["tasks"] if any(s["task_id"] == task for s, _ in pairs)}
+                task: statistics.median(s["wall_ms"] / f["wall_ms"] for s, f in matched if s["task_id"] == task)
+                for task in raw["tasks"] if any(s["task_id"] == task for s, _ in matched)}
+            if "floor_keys" in raw["arms"]:
+                keyed = [s["wall_ms"] / f["wall_ms"] for s, f in pairs(ok, "floor_keys")]
+                entry["ratio_to_floor_keys"] = statistics.median(keyed) if keyed else None
             if ok:
                 entry["breakdown_ms_per_episode"] = {
                     **{s: statistics.mean(e["stages_ms"][s] for e in ok) for s in STAGES},
@@ -147,7 +160,7 @@ def targets(arms: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"target": f"{arm}: harness time per step <= {TARGET:g}x the floor",
              "measured": arms[arm]["ratio_to_floor"],
              "holds": arms[arm]["ratio_to_floor"] is not None and arms[arm]["ratio_to_floor"] <= TARGET}
-            for arm in arms if arm != "floor"]
+            for arm in arms if arm not in FLOORS]
 
 
 def render(arms: dict[str, Any], checks: list[dict[str, Any]], meta: dict[str, Any]) -> str:
@@ -155,12 +168,13 @@ def render(arms: dict[str, Any], checks: list[dict[str, Any]], meta: dict[str, A
              f"{len(meta['tasks'])} tasks x {meta['rounds']} rounds, seed {meta['seed']}, "
              f"{machine.describe(meta)}"),
              "medians over successful episodes; ratios are medians of same-round ratios to the floor", ""]
-    lines.append(f"{'arm':<17} {'ok':>7} {'ms/step':>9} {'ms/episode':>11} {'x floor':>8}")
+    lines.append(f"{'arm':<17} {'ok':>7} {'ms/step':>9} {'ms/episode':>11} {'x floor':>8} {'x floor_keys':>12}")
     for arm, a in arms.items():
-        ratio = a.get("ratio_to_floor")
+        ratio, keyed = a.get("ratio_to_floor"), a.get("ratio_to_floor_keys")
         lines.append(f"{arm:<17} {a['successes']:>3}/{a['episodes']:<3} {a['ms_per_step'] or 0:>9.0f} "
-                     f"{a['ms_per_episode'] or 0:>11.0f} {'' if ratio is None else f'{ratio:.2f}':>8}")
-    for arm in list(arms)[1:]:
+                     f"{a['ms_per_episode'] or 0:>11.0f} {'' if ratio is None else f'{ratio:.2f}':>8} "
+                     f"{'' if keyed is None else f'{keyed:.2f}':>12}")
+    for arm in [arm for arm in arms if arm not in FLOORS]:
         parts = arms[arm].get("breakdown_ms_per_episode")
         if parts:
             top = sorted(parts.items(), key=lambda kv: -kv[1])
@@ -178,7 +192,7 @@ def plot(arms: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 3.6), constrained_layout=True)
-    agent_arms = [arm for arm in arms if arm != "floor"]
+    agent_arms = [arm for arm in arms if arm not in FLOORS]
     tasks = sorted({t for arm in agent_arms for t in arms[arm].get("per_task_ratio", {})})
     width = 0.8 / len(agent_arms)
     for i, arm in enumerate(agent_arms):
