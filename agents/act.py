@@ -140,6 +140,10 @@ async def _settled_fingerprint(episode: Episode) -> fingerprint.Fingerprint | No
     return await fingerprint.take(episode.page)
 
 
+# The actions on a target whose effect may come late (hover has its own patience).
+LATE = (Click, Expand, Select, Type, SetValue, Drag)
+
+
 async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     """Run the action, let the page settle, and return its fingerprint after."""
     episode, page, rec = step.episode, step.page, step.rec
@@ -178,10 +182,13 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     effective, rec.effect = await validator.effect(page, action, rec.error_type, step.fp_before,
                                                    fp_after, pixels_before, lambda e: vetoed(step, e),
                                                    readout)
-    if isinstance(action, Hover) and not effective and not rec.error_type:
-        # hover intent: the page may answer the resting pointer only after a delay
+    # An effect that comes late: a hover's after the page's hover-intent delay, another action's
+    # after a delay of the page's own (a debounce, a timer before it draws its answer).
+    patience = episode.hover_intent_ms if isinstance(action, Hover) else \
+        episode.late_effect_ms if isinstance(action, LATE) else 0
+    if not effective and not rec.error_type and patience:
         waited = 0
-        while not effective and waited < episode.hover_intent_ms:
+        while not effective and waited < patience:
             await page.wait_for_timeout(100)
             waited += 100
             later = await fingerprint.take(page)

@@ -58,7 +58,8 @@ class GroundingAgent:
             self.backend = self.backend_for(page)
         episode = Episode(page=page, brief=brief, worker=self.worker, backend=self.backend,
                           mechanisms=build_mechanisms(cfg), settle=lambda also=(): self._settle(episode, also),
-                          action_timeout_ms=cfg.action_timeout_ms, hover_intent_ms=cfg.hover_intent_ms)
+                          action_timeout_ms=cfg.action_timeout_ms, hover_intent_ms=cfg.hover_intent_ms,
+                          late_effect_ms=cfg.late_effect_ms)
         await page.context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
         for m in episode.mechanisms:
             await m.start(episode)

@@ -65,6 +65,7 @@ class Episode:
     settle: Settle
     action_timeout_ms: int = 3000
     hover_intent_ms: int = 0  # a hover that changed nothing is looked at again up to this long
+    late_effect_ms: int = 0  # ...any other action on a target, up to this long
     refs: RefBook = field(default_factory=RefBook)
     history: list[str] = field(default_factory=list)
     # openers (tabs, sections) already opened for the current subgoal

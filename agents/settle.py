@@ -33,6 +33,11 @@ class SettleConfig(BaseModel):
     # the pointer has rested 300-600 ms): a hover that changed nothing by its settle is looked at
     # again, every 100 ms, up to this long, before it counts as a no-op.
     hover_intent_ms: int = Field(800, ge=0)
+    # Any other action's effect may come after a delay of the page's own, with no request in flight
+    # for the settle to wait for (results drawn after a debounce or a timer): an action that changed
+    # nothing by its settle is looked at again, every 100 ms, up to this long, before it counts as
+    # a no-op (and is tried again, or its target found dead). 0: off.
+    late_effect_ms: int = Field(500, ge=0)
 
 
 # Resolves true once a frame has been drawn and the document then changed nothing (nodes, text,

@@ -48,7 +48,7 @@ ACTION_ROLES = {
 }
 
 
-# Without an expected label, the description must match at least this well.
+# Without an expected label, the description must match at least this well (`least_score`).
 MIN_SCORE = 1.5
 # What the form's action button counts when it is chosen for a submission no mark names
 # (`form_button`): below any name or caption match, so it is recognisable in `match_score`.
@@ -121,6 +121,16 @@ def names_symbol_exactly(subgoal: Subgoal, mark: Mark) -> bool:
     label = set(words(mark.label))
     desc = set(words(said(subgoal.target or "")[0])) - STOP_WORDS
     return bool(ICON_WORDS & label) and any(parts <= label for parts in symbol_names(desc).values())
+
+
+def least_score(subgoal: Subgoal) -> float:
+    """How well a mark must fit a description without an expected label: MIN_SCORE, as much as two
+    of its words; but a description that is one word and says no kind of control ("Branch",
+    "Search", "Confirm": the control's own name) can give no more than that word, so the word
+    matched is enough."""
+    target = said(subgoal.target or "")[0]
+    told = [w for w in words(_AFFIX_CLAUSE.sub(" ", target)) if w not in STOP_WORDS or w in ROLE_WORDS]
+    return 1.0 if len(told) == 1 else MIN_SCORE
 
 
 def unjoined(name_words: set[str], desc: list[str]) -> set[str]:

@@ -18,9 +18,9 @@ from agents.worker.fit import (
     ACTION_ROLES,
     FORM_BUTTON_SCORE,
     KIND_NAMES,
-    MIN_SCORE,
     STOP_WORDS,
     context_fit,
+    least_score,
     names_symbol_exactly,
     said,
     score,
@@ -83,13 +83,14 @@ class ScriptedWorker:
         if subgoal.nth is not None:
             return self._nth(subgoal, marks, excluded)
         best: tuple[float, Mark] | None = None
+        least = 0.01 if subgoal.label else least_score(subgoal)
         synonyms = not any(names_symbol_exactly(subgoal, m) for m in marks
                            if not (excluded and among(m.identity, excluded)))
         for mark in marks:
             if excluded and among(mark.identity, excluded):
                 continue
             s = score(subgoal, mark, prefer_toggle, synonyms)
-            if s >= (0.01 if subgoal.label else MIN_SCORE) and (best is None or s > best[0]):
+            if s >= least and (best is None or s > best[0]):
                 best = (s, mark)
         if best is None and subgoal.action == "drag" and places:
             # the thing to drag may be no control but a place itself (an item of a sortable list,
