@@ -123,14 +123,28 @@ def names_symbol_exactly(subgoal: Subgoal, mark: Mark) -> bool:
     return bool(ICON_WORDS & label) and any(parts <= label for parts in symbol_names(desc).values())
 
 
+# The words of STOP_WORDS that name a kind of control, and the articles: what a description says
+# beside a control's name.
+KIND_OF_CONTROL = frozenset(["field", "button", "form", "box", "list", "link", "option", "item", "control"])
+ARTICLES = frozenset(["a", "an", "the", "this", "that", "its"])
+
+
+def content_words(target: str) -> list[str]:
+    """The words of a description that say which control (stop words left out); a control whose
+    name is only such words (the "From" and "To" fields of a journey) is described by them."""
+    said_words = words(_AFFIX_CLAUSE.sub(" ", target))
+    return [w for w in said_words if w not in STOP_WORDS] or \
+        [w for w in said_words if w not in KIND_OF_CONTROL and w not in ARTICLES]
+
+
 def least_score(subgoal: Subgoal) -> float:
     """How well a mark must fit a description without an expected label: MIN_SCORE, as much as two
     of its words; but a description that is one word and says no kind of control ("Branch",
     "Search", "Confirm": the control's own name) can give no more than that word, so the word
     matched is enough."""
     target = said(subgoal.target or "")[0]
-    told = [w for w in words(_AFFIX_CLAUSE.sub(" ", target)) if w not in STOP_WORDS or w in ROLE_WORDS]
-    return 1.0 if len(told) == 1 else MIN_SCORE
+    kinds = [w for w in words(target) if w in ROLE_WORDS]
+    return 1.0 if len(content_words(target)) + len(kinds) == 1 else MIN_SCORE
 
 
 def unjoined(name_words: set[str], desc: list[str]) -> set[str]:
@@ -167,7 +181,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         return 0.0
     if subgoal.looks_like and mark.resemblance < RESEMBLES:
         return 0.0  # the plan shows the picture and this mark does not show it
-    desc = [w for w in words(_AFFIX_CLAUSE.sub(" ", target)) if w not in STOP_WORDS]
+    desc = content_words(target)
     name_words = unjoined(set(words(mark.label)), desc)
     s = 0.0
     if start or end:
