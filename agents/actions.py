@@ -327,7 +327,7 @@ INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : ''"
 # A field with nothing in it (read after the click that focused it: a page may fill a field as it
 # gains focus); false for any other element, which `fill` may retarget to a field it labels.
 EMPTY_JS = ("(e) => ((e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement) ? e.value"
-             " : e.isContentEditable ? e.textContent : null) === ''")
+            " : e.isContentEditable ? e.textContent : null) === ''")
 
 
 async def _empty(page: Page, refs: RefBook, ref: str, observation_id: int) -> bool:
