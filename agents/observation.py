@@ -23,6 +23,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator, Page
 from pydantic import BaseModel, ConfigDict
 
+from tasks.text_match import words
+
 INTERACTIVE_ROLES = frozenset({
     "button", "link", "textbox", "searchbox", "combobox", "checkbox", "radio", "switch", "slider",
     "spinbutton", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
@@ -237,6 +239,59 @@ def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[st
     return out[:wanted + 2]
 
 
+# Disclosure widgets. Playwright's aria snapshot calls a <summary> `generic` (it names it from its
+# content, but gives it no role and no expanded state), and when the summary wraps a heading it
+# shows only the heading, so a section a person opens by its header is no control at all on the
+# accessibility side. Each frame's summaries are read (their box in the frame's viewport, whether
+# their <details> is open, their text) and the element the snapshot shows for each (the one whose
+# box lies in the summary's and whose name is the summary's words, the outermost such) is given
+# the role and the state the summary has for a person: a button, expanded or collapsed.
+# <details> is a `group` in the snapshot: without one the page is not read.
+SUMMARIES_JS = r"""() => {
+  const out = [];
+  const visit = (root) => {
+    for (const s of root.querySelectorAll("details > summary")) {
+      if (s.parentElement.querySelector(":scope > summary") !== s) continue;  // the first is the header
+      const r = s.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0)
+        out.push([r.x, r.y, r.width, r.height, s.parentElement.open, s.textContent.replace(/\s+/g, " ").trim()]);
+    }
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) visit(el.shadowRoot);
+  };
+  visit(document);
+  return out;
+}"""
+
+
+def mark_disclosures(elements: dict[str, Element], summaries: list[list[Any]]) -> dict[str, Element]:
+    """`elements` with the element each summary shows (see SUMMARIES_JS) made a button, expanded
+    when its <details> is open; `summaries`: [x, y, width, height, open, text] per summary."""
+    out = dict(elements)
+    for x, y, w, h, is_open, text in summaries:
+        said = set(words(text))
+        shown = [el for el in out.values() if el.role not in INTERACTIVE_ROLES and el.label
+                 and _inside(el.box, x, y, w, h) and set(words(el.label)) <= said]
+        if shown:
+            el = max(shown, key=lambda e: e.box.area if e.box else 0.0)
+            out[el.ref] = el.model_copy(update={"role": "button",
+                                                "states": {**el.states, "expanded": str(bool(is_open)).lower()}})
+    return out
+
+
+def _inside(b: Box | None, x: float, y: float, w: float, h: float) -> bool:
+    """Whether a box lies in another (x, y, w, h), give or take a pixel of rounding."""
+    return b is not None and b.x >= x - 1 and b.y >= y - 1 and b.x + b.width <= x + w + 1 \
+        and b.y + b.height <= y + h + 1
+
+
+async def _summaries(page: Page) -> list[list[Any]]:
+    """Every frame's summaries (SUMMARIES_JS), read together; a frame that cannot be read (gone,
+    navigating) gives none."""
+    got = await asyncio.gather(*(f.evaluate(SUMMARIES_JS) for f in page.frames if not f.is_detached()),
+                               return_exceptions=True)
+    return [s for each in got if isinstance(each, list) for s in each]
+
+
 class RefBook:
     """Issues observation ids and refuses refs from any observation but the current, unspent one."""
 
@@ -298,6 +353,8 @@ class RefBook:
             obs = Observation(id=next(self._ids), url=page.url, elements=elements,
                               snapshot="\n".join(reads), scopes=owner,
                               last_scope=scopes[-1] if scopes[-1] in framed or len(scopes) == 1 else "")
+        if any(el.role == "group" for el in obs.elements.values()):
+            obs.elements = mark_disclosures(obs.elements, await _summaries(page))
         obs.cost_ms = (time.perf_counter() - t0) * 1000
         self.current, self._spent = obs, False
         return obs
