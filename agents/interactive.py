@@ -53,9 +53,12 @@ CENTRE_HIT_JS = """(el) => {
 # (hidden, or inside a box faded to opacity 0, which keeps it in the document, the accessibility
 # tree and the hit test). An element whose own opacity is 0 in a drawn parent counts as drawn: it
 # stands over what the page draws for it (a tick box's square, a styled file button), the way
-# design systems build such controls. Used by the synthetic reader and agents/undrawn.py.
+# design systems build such controls. Content the browser lays out but skips drawing (a closed
+# <details>' content, anything under `content-visibility: hidden`) is not drawn either: it has
+# boxes, but nothing of it is on the screen. Used by the synthetic reader and agents/undrawn.py.
 UNDRAWN_JS = """(el) => {
   if (getComputedStyle(el).visibility === "hidden") return true;
+  if (el.checkVisibility && !el.checkVisibility()) return true;  // no box, or skipped content
   const root = el.getRootNode();
   const parent = el.parentElement || (root instanceof ShadowRoot ? root.host : null);
   return !!parent && !!parent.checkVisibility && !parent.checkVisibility({ opacityProperty: true });

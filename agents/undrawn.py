@@ -6,9 +6,10 @@ may act on what no one can see. When a listing could be misled by one (a subgoal
 "the 3rd Archive button"; or a name several marks share), the marks' elements are read in one call
 and those not drawn leave the listing (`rec.undrawn`).
 
-What counts as not drawn is agents/interactive.py's `UNDRAWN_JS`: hidden, or inside a box faded to
-opacity 0. A control whose own opacity is 0 in a drawn parent is drawn: it stands over what the
-page draws for it (a tick box's square, a styled file button), as design systems build them."""
+What counts as not drawn is agents/interactive.py's `UNDRAWN_JS`: hidden, in content the browser
+lays out but skips drawing (a closed <details>), or inside a box faded to opacity 0. A control
+whose own opacity is 0 in a drawn parent is drawn: it stands over what the page draws for it (a
+tick box's square, a styled file button), as design systems build them."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from conftest import run_experiment
 from playwright.async_api import async_playwright
 
 from agents.observation import Box, Element, RefBook, mark_disclosures
+from agents.perception import visible_geometry
 from harness.browser import BrowserSettings, launch
 from sites.server import FixtureServer
 
@@ -85,3 +86,27 @@ def test_sections_behind_summaries_are_opened_once_and_used(tmp_path: Path, perc
     opened = steps[steps.subgoal_action == "expand"].dropna(subset=["action"])
     opened = opened[opened.action != ""]
     assert (opened.target_role == "button").all() and opened.effective.all(), opened
+
+
+def test_synthetic_vision_does_not_see_what_a_closed_section_holds() -> None:
+    """A closed <details> lays its content out (each control has a box) but does not draw it; the
+    synthetic reader stands in for pixels, so it must not report those controls."""
+    async def seen() -> tuple[list[visible_geometry.Region], list[visible_geometry.Region]]:
+        with FixtureServer([HERE / "sites"]) as server:
+            async with async_playwright() as pw:
+                browser = await launch(pw, BrowserSettings())
+                try:
+                    page = await browser.new_page()
+                    await page.goto(f"{server.origin()}/helpdesk/index.html")
+                    closed = await visible_geometry.read_regions(page)
+                    await page.click("summary:has-text('Returns')")
+                    return closed, await visible_geometry.read_regions(page)
+                finally:
+                    await browser.close()
+
+    closed, opened = asyncio.run(seen())
+    assert "Tell me when my order ships" in {r.label for r in closed}  # the section that starts open
+    # the order field and the two buttons of the closed sections (the page's only field; laid out
+    # unrendered, they have no text to read, so they came as a field and two nameless icons)
+    assert [r for r in closed if r.kind in ("field", "icon")] == []
+    assert {"Start a return"} <= {r.label for r in opened} and any(r.kind == "field" for r in opened)
