@@ -237,7 +237,7 @@ class GroundingAgent:
                 rec.mark_rank, rec.relevance, rec.source = submenu.number, submenu.relevance, submenu.source
                 rec.target_role, rec.target_name = submenu.role, submenu.label
                 rec.target_context = submenu.context_text
-                await act.act_and_validate(step, submenu, WorkerReply(action="hover", mark=submenu.number))
+                await act.act_and_validate(step, submenu, WorkerReply(action=m.opens_by, mark=submenu.number))
                 rec.effect = f"revealed: {m.name} {rec.effect}".rstrip()
                 rec.error_type, rec.error = "", ""
                 return 0

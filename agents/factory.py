@@ -32,6 +32,7 @@ from agents.navigation_undo import NavigationUndo, NavigationUndoConfig
 from agents.pipeline import Mechanism
 from agents.prefetch import Prefetch, PrefetchConfig
 from agents.region_scope import RegionScope, RegionScopeConfig
+from agents.sections import Sections, SectionsConfig
 from agents.settle import SettleConfig
 from agents.snapping import Snapping, SnappingConfig
 from agents.subgoal_relevance import SubgoalRelevance, SubgoalRelevanceConfig
@@ -77,7 +78,7 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
-                  InterruptionsConfig, SubmenusConfig, UndrawnConfig):
+                  InterruptionsConfig, SubmenusConfig, SectionsConfig, UndrawnConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -116,6 +117,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("uncover", lambda c: Uncover()),
     ("interruptions", lambda c: Interruptions()),
     ("submenus", lambda c: Submenus()),
+    ("sections", lambda c: Sections()),
     ("direct_navigation", lambda c: DirectNavigating()),
 ]
 

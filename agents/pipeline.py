@@ -147,6 +147,8 @@ class Mechanism:
     # Vision mostly outlives a change on the same page (the next step reuses what was seen):
     # looking ahead after such an action is wasted work (agents/prefetch.py).
     keeps_vision_on_change: bool = False
+    # How the agent opens what `opener` returns: a hover (a submenu) or a click (a section).
+    opens_by: str = "hover"
 
     # ---- episode -----------------------------------------------------------------------------
     async def start(self, episode: Episode) -> None:
@@ -255,8 +257,9 @@ class Mechanism:
         """After the worker chose: a second look when the choice is doubtful."""
 
     async def opener(self, step: Step) -> Mark | None:
-        """Nothing fits the subgoal: a mark of the listing whose opening, by hovering it, may
-        show the target (a closed submenu); None when this mechanism knows none."""
+        """Nothing fits the subgoal: a mark of the listing whose opening (`opens_by`: hovering a
+        closed submenu's item, clicking a closed section's header) may show the target; None when
+        this mechanism knows none."""
         return None
 
     async def clipped(self, step: Step, mark: Mark) -> bool:
