@@ -87,6 +87,12 @@ async def resolve(step: Step, reply: WorkerReply, mark: Mark | None,
         element = step.episode.refs.resolve(mark.ref, mark.observation_id)  # StaleRefError if carried over
         rec.route = step.geometry.route_of(element)
         rec.actionable = await _actionable(step, mark)
+        if reply.action in ("click", "expand") and element.role in TICKED and await _through_label(step, mark):
+            # drawn by its label (a radio card, a styled tick box): clicked where it is drawn
+            placed = step.geometry.place(element)
+            if placed is not None:
+                rec.route = "point"
+                return _targeted(reply, {"point": placed.center}, to)
         return _targeted(reply, {"ref": mark.ref, "observation_id": mark.observation_id}, to)
     if mark is not None:
         x, y = mark.box.center
@@ -214,6 +220,29 @@ _IN_VIEW_JS = """
   return !!hit && (hit === el || el.contains(hit) || hit.contains(el));
 }
 """.replace("CENTRE_HIT", CENTRE_HIT_JS)
+
+
+# Controls a page often draws by their label: the input hidden (clipped to a pixel, faded out
+# under the label's content) inside a radio card, a styled tick box or a switch.
+TICKED = frozenset({"checkbox", "radio", "switch"})
+
+# Whether what is on top at an element's centre lies in one of its own labels. A click there is
+# the label's, which the browser forwards to the control; Playwright's click on the control itself
+# waits for the control to be on top, which it never is.
+_THROUGH_LABEL_JS = """
+(el) => {
+  const hit = (CENTRE_HIT)(el);
+  return !!hit && hit !== el && !el.contains(hit) && [...(el.labels || [])].some((l) => l.contains(hit));
+}
+""".replace("CENTRE_HIT", CENTRE_HIT_JS)
+
+
+async def _through_label(step: Step, mark: Mark) -> bool:
+    """Whether the mark's element is drawn by its label (`_THROUGH_LABEL_JS`)."""
+    try:
+        return bool(await step.episode.refs.evaluate(step.page, mark.ref, mark.observation_id, _THROUGH_LABEL_JS))
+    except (PlaywrightError, StaleRefError):
+        return False
 
 
 async def in_view(step: Step, mark: Mark) -> bool:
