@@ -22,6 +22,7 @@ from agents.actions import (
     Finish,
     Hover,
     Navigate,
+    NoSuchOptionError,
     PointActionError,
     Read,
     Scroll,
@@ -169,7 +170,7 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     except PlaywrightTimeoutError as exc:
         rec.error_type, rec.error = "action_timeout", _first_error_line(exc)
         rec.actionable = False
-    except (PlaywrightError, PointActionError, SetValueError) as exc:
+    except (PlaywrightError, PointActionError, SetValueError, NoSuchOptionError) as exc:
         if page.is_closed():
             raise
         rec.error_type, rec.error = "action_error", _first_error_line(exc)

@@ -157,6 +157,30 @@ def closest_option(wanted: str, options: list[str]) -> str:
     return containing[0].strip() if containing else wanted
 
 
+# A native <select>'s options as they read (null for any other element: a select the page draws).
+_OPTIONS_JS = "(el) => el.localName === 'select' ? [...el.options].map((o) => o.label || o.text) : null"
+
+
+class NoSuchOptionError(ValueError):
+    """A select drawn by the page opened a list, and none of its options is the value asked for."""
+
+
+async def choose_from_popup(page: Page, loc: Locator, value: str, timeout_ms: float) -> None:
+    """A select the page draws itself (a button or a combobox opening a list box of its own, as
+    design systems build them: no <select>, no <option> to pick by value): opened by a click, and
+    the option showing the value clicked in the list it opened. A list that does not show the
+    value is closed again (Escape), and the value is reported missing."""
+    await loc.click(timeout=timeout_ms)
+    shown = page.get_by_role("option").filter(visible=True)
+    await shown.first.wait_for(state="visible", timeout=timeout_ms)
+    names = [n.strip() for n in await shown.all_inner_texts()]
+    chosen = closest_option(value, names)
+    if chosen not in names:
+        await page.keyboard.press("Escape")
+        raise NoSuchOptionError(f"no option {value!r} in the list it opened ({', '.join(names[:8])})")
+    await shown.nth(names.index(chosen)).click(timeout=timeout_ms)
+
+
 async def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) -> Locator:
     """The live element behind a ref; raises StaleRefError for a ref of another observation."""
     return await refs.live(page, ref, observation_id)
@@ -281,8 +305,11 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
             elif action.then == "click_away":
                 await page.mouse.click(*CLICK_AWAY_POINT)
         case Select():
-            options = await loc.locator("option").all_inner_texts()
-            await loc.select_option(label=closest_option(action.value, options), timeout=timeout_ms)
+            options = await loc.evaluate(_OPTIONS_JS, timeout=timeout_ms)
+            if options is not None:
+                await loc.select_option(label=closest_option(action.value, options), timeout=timeout_ms)
+            else:
+                await choose_from_popup(page, loc, action.value, timeout_ms)
         case SetValue() if await stepper.fillable(loc, timeout_ms):
             await loc.fill(str(action.value), timeout=timeout_ms)
         case SetValue():

@@ -4,7 +4,7 @@ accessibility tree and named by its card, but what is on top at its centre is th
 Playwright's click on the radio waits for it to be on top, which it never is (`action_timeout`
 twice, then the target dropped). A person clicks the card; the label forwards the click. When the
 hit at a control's centre lies in one of its own labels, the agent clicks there
-(agents/act.py `_through_label`, route `point`). Before: 0/10 with synthetic vision and without."""
+(agents/act.py `_through_label`, route `point`). Before: 0/5 with synthetic vision, 0/5 without."""
 
 from __future__ import annotations
 

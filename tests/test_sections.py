@@ -5,7 +5,7 @@ the one holding a control that fits, by its header, then looks again.
 Pages of their own: tests/language/sites/helpdesk (a <details> whose summary wraps a heading,
 task helpdesk-return-unopened) and tests/language/sites/console (ARIA tabs whose panels are
 hidden, an accordion button with aria-expanded/aria-controls inside one, and a tab holding
-nothing the task needs). Before the mechanism: 0/10 on each with synthetic vision and without
+nothing the task needs). Before the mechanism: 0/10 (the two × 5 seeds) with synthetic vision and 0/10 without
 (`no_target` at the first step)."""
 
 from __future__ import annotations

@@ -166,7 +166,10 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     never chosen, and one whose name does counts as named. An icon may show a word of the
     description by a synonym (`symbol_synonyms`; off with `synonyms`)."""
     allowed = ACTION_ROLES.get(subgoal.action)
-    if allowed is not None and mark.role and mark.role not in allowed:
+    if allowed is not None and mark.role and mark.role not in allowed \
+            and not (subgoal.action == "select" and mark.role == "button"):
+        # (a select the page draws itself is often a button that opens a list box: it may be a
+        # select's target by its name, though it does not count among a page's selects)
         return 0.0
     if subgoal.label and not label_matches(subgoal.label, mark.label):
         return 0.0
@@ -203,7 +206,8 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     field = is_field(subgoal, mark)
     by_synonym, naming = symbol_synonyms(desc, name_words, synonyms, field)
     s += SYNONYM_WEIGHT * len(by_synonym)
-    if not subgoal.label and not (start or end) and not subgoal.looks_like:
+    if not subgoal.label and not (start or end) and not subgoal.looks_like and subgoal.action != "select":
+        # (a select may show its value in its name: "Country Choose…", "Country Portugal")
         # A short label that says something the description does not ("previous" for a "next"
         # arrow) contradicts it; a synonym of its words does not, nor does "icon", which says only
         # that a picture is named.
