@@ -159,6 +159,9 @@ def closest_option(wanted: str, options: list[str]) -> str:
 
 # A native <select>'s options as they read (null for any other element: a select the page draws).
 _OPTIONS_JS = "(el) => el.localName === 'select' ? [...el.options].map((o) => o.label || o.text) : null"
+# ...and the ones it holds now: [options, selected] (null for any other element).
+SELECTED_JS = ("(el) => el.localName === 'select' ? [[...el.options].map((o) => o.label || o.text),"
+               " [...el.selectedOptions].map((o) => o.label || o.text)] : null")
 
 
 class NoSuchOptionError(ValueError):

@@ -1,5 +1,6 @@
 """Validate stage: effectiveness, the third condition. Did the event produce the intended
-mutation? Values must read back from the widget (a slider set by keys: from its readout);
+mutation? Values must read back from the widget (a field's text, a native select's chosen
+option, a slider set by keys: from its readout);
 anything else must change the page (structure, text, frames, URL or field values), or, for a
 target the DOM cannot see (canvas, closed shadow root), the pixels around the point where the
 event landed. A change of the page's text made only by elements that change on their own (a
@@ -12,7 +13,18 @@ from collections.abc import Awaitable, Callable
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from agents.actions import AnyAction, Click, Finish, Read, SetValue, Type, Wait
+from agents.actions import (
+    SELECTED_JS,
+    AnyAction,
+    Click,
+    Finish,
+    Read,
+    Select,
+    SetValue,
+    Type,
+    Wait,
+    closest_option,
+)
 from agents.fingerprint import Fingerprint
 from agents.input_formats import same_value
 
@@ -80,6 +92,18 @@ async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerp
         if now is not None:
             want = action.text if isinstance(action, Type) else str(action.value)
             ok = same_value(now, want) or (isinstance(action, SetValue) and _same_number(now, want))
+            return ok, "value" if ok else "value_mismatch"
+    if isinstance(action, Select) and action.ref is not None:
+        # the option the value names is the one the select holds, whether or not choosing it
+        # changed anything (a select the page preset to it: choosing it again is done, as typing
+        # what a field already holds is)
+        try:
+            held = await page.locator(f"aria-ref={action.ref}").evaluate(SELECTED_JS, timeout=500)
+        except PlaywrightError:
+            held = None
+        if held is not None:
+            options, selected = held
+            ok = closest_option(action.value, options) in [o.strip() for o in selected]
             return ok, "value" if ok else "value_mismatch"
     if before is None or after is None:
         return True, "navigated"  # the page was replaced mid-read: a navigation is an effect
