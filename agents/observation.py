@@ -230,13 +230,28 @@ def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[st
                 continue
             if field and j > here and j + 1 < len(siblings) and nodes[siblings[j + 1]]["role"] in FIELD_ROLES:
                 continue  # a caption right before the next field is that field's, not this one's
-            label = sib["name"] or sib["text"] or " ".join(texts.get(other, ()))
+            label = _shown_label(other, nodes, children, texts)
             if label:
                 out.append(label)
         if out:  # the nearest container that says something is the element's own
             return out[:ROW_CONTEXT if reach > wanted else wanted + 2]
         node_ref = parent
     return out[:wanted + 2]
+
+
+def _shown_label(ref: str, nodes: dict[str, dict], children: dict[str, list[str]],
+                 texts: dict[str, list[str]], depth: int = 3) -> str:
+    """What a non-interactive element says: its name, or its text; when it shows neither, what its
+    content says (Playwright leaves out a name its content repeats: a card's heading whose words
+    are its link's, "heading [level=3]" over `link "Speckled Stoneware Mug"`). A link in it is read
+    as text (a title, a person's name), a control of any other kind is not."""
+    node = nodes[ref]
+    label = node["name"] or node["text"] or " ".join(texts.get(ref, ()))
+    if label or depth == 0:
+        return label
+    parts = [part for c in children.get(ref, ()) if nodes[c]["role"] == "link" or nodes[c]["role"] not in INTERACTIVE_ROLES
+             if (part := _shown_label(c, nodes, children, texts, depth - 1))]
+    return " ".join(parts[:3])
 
 
 # Disclosure widgets. Playwright's aria snapshot calls a <summary> `generic` (it names it from its

@@ -211,7 +211,8 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         # A short label that says something the description does not ("previous" for a "next"
         # arrow) contradicts it; a synonym of its words does not, nor does "icon", which says only
         # that a picture is named.
-        s -= sum(1.0 for w in name_words if w not in desc and w not in STOP_WORDS
+        counted = shown_count(mark.label, desc)
+        s -= sum(1.0 for w in name_words if w not in desc and w not in STOP_WORDS and w not in counted
                  and w not in naming and w not in ICON_WORDS and len(name_words) <= 4)
     # A control without a name of its own (a text box after a plain "Username" label) is known
     # by what stands beside it, so its context weighs as much as a name would.
@@ -224,6 +225,18 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     if s > 0 and prefer_toggle and subgoal.action == "expand" and prefers_toggle(mark):
         s += 1.0
     return s
+
+
+def shown_count(name: str, desc: list[str]) -> set[str]:
+    """The words of a count a control shows in its name ("Cart 1 item", "Inbox 12 unread",
+    "Basket (3)": a number and the word after it), when the description gives no number: a badge
+    says how many, not which control, so it does not contradict a description that names the
+    control without it. A description that gives a number ("Page 3 link", "Seat 12") is
+    contradicted by another number as before."""
+    if any(w.isdigit() for w in desc):
+        return set()
+    said_words = words(name)
+    return {w for i, w in enumerate(said_words) for n in (said_words[i - 1] if i else "", w) if n.isdigit()}
 
 
 # What the picture a subgoal shows (`looks_like`) counts, times the mark's resemblance: as much as
