@@ -1,6 +1,7 @@
 """Pages written outside the agent's code, as a front-end developer writes them, by writers who did
 not see the agent (tests/language/sites: roster, savings, restock, cabinstay, switchboard,
-kilnshop). On first contact the agent solved four of the six, with synthetic vision and without:
+kilnshop; then dconsole, dorders, dmagazine). On first contact the agent solved four of the first
+six and two of the next three, with synthetic vision and without:
 
 - restock (a tag field that turns a word into a chip on Enter, a quantity stepper): 0/10 each way.
   The field empties as the word becomes a chip, so typing read back as `value_mismatch`, the word
@@ -15,7 +16,13 @@ kilnshop). On first contact the agent solved four of the six, with synthetic vis
   [level=3]" over `link "Speckled Stoneware Mug"`), so the "Add to cart" buttons had no title in
   their context and the first ones were pressed. What an element without a shown name says is now
   read from its content (`observation._shown_label`).
-Both now 10/10 each way."""
+- dmagazine (an article with a cookie banner, a newsletter modal after a second, a topic's
+  "+ Follow" above the headline and the author's "Follow" in the byline): 0/10 each way, the
+  topic's button pressed for "Follow button next to the author's name". The byline ("By" and a
+  link to the writer) gave its button only "By" as context; an element's own words and its
+  content's are now read together ("By Ines Carvalho"), and a byline says "author"
+  (`fit.BYLINE`).
+All three now 10/10 each way."""
 
 from __future__ import annotations
 
@@ -32,7 +39,8 @@ from tasks.schema import Subgoal
 
 HERE = Path(__file__).parent / "language"
 FRESH = ["roster-remove-member", "savings-open-easy-access", "restock-tags-quantity",
-         "cabinstay-checkin-date", "switchboard-digest-receipts", "kilnshop-sort-two-items"]
+         "cabinstay-checkin-date", "switchboard-digest-receipts", "kilnshop-sort-two-items",
+         "dconsole-invoice-download", "dorders-refund-by-total", "dmagazine-follow-save"]
 ARGS = [f"sites.dirs=[{HERE / 'sites'}]", f"tasks.dirs=[{HERE / 'tasks'}]", "suite=fixtures", "suite.tags=[]",
         "trace.playwright=false", "trace.screenshots=none", "concurrency=2"]
 
@@ -52,6 +60,9 @@ def test_the_fresh_pages_are_solved(tmp_path: Path, perception: str) -> None:
     # each "Add to cart" on the card the plan names
     added = steps[(steps.task_id == "kilnshop-sort-two-items") & (steps.target_name == "Add to cart")]
     assert len(added) == 2 and added.state_wrong.eq("").all()
+    # the author's Follow, not the topic's above the headline nor the other writers'
+    follow = steps[(steps.task_id == "dmagazine-follow-save") & (steps.subgoal_index == 0) & (steps.action == "click")]
+    assert len(follow) == 1 and follow.state_wrong.eq("").all() and follow.target_context.str.contains("Ines Carvalho").all()
 
 
 def _mark(label: str, role: str = "button") -> Mark:
@@ -86,3 +97,27 @@ def test_a_heading_shown_without_a_name_is_read_from_its_link() -> None:
     add = parse_snapshot(SNAPSHOT)["e8"]
     # the card's price and title beside the button, nearest first; a button beside it is not context
     assert add.context[:2] == ("£32.00", "Linen Apron") and "Compare" not in add.context
+
+
+BYLINE = """- main [ref=e1]:
+  - generic [ref=e2]:
+    - link "Travel" [ref=e3]
+    - button "+ Follow" [ref=e4]
+  - heading "The quiet return of the night train" [level=1] [ref=e5]
+  - generic [ref=e6]:
+    - generic [ref=e7]:
+      - generic [ref=e8]:
+        - text: By
+        - link "Ines Carvalho" [ref=e9]
+      - button "Follow" [ref=e10]
+    - generic [ref=e11]: October 12, 2024 · 9 min read
+"""
+
+
+def test_a_byline_names_the_author_of_its_button() -> None:
+    elements = parse_snapshot(BYLINE)
+    assert elements["e10"].context[0] == "By Ines Carvalho"  # its own word and its link's
+    author = Subgoal(action="click", target="Follow button next to the author's name", label="Follow")
+    marks = {ref: Mark(number=i, box=Box(x=0, y=0, width=10, height=10), role="button", label=elements[ref].name,
+                       context=elements[ref].context) for i, ref in enumerate(["e4", "e10"], 1)}
+    assert score(author, marks["e10"]) > score(author, marks["e4"])

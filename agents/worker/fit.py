@@ -271,6 +271,8 @@ def context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...],
     best = 0.0
     for i, piece in enumerate(context):
         have = set(words(piece)) - STOP_WORDS
+        if BYLINE.match(piece):
+            have = (have - BYLINE_WORDS) | AUTHOR_WORDS  # "By Ines Carvalho": the author's name
         scale = 1.0
         if renames:
             named, naming = synonym_words(want, have, FIELD_NAMES)
@@ -285,6 +287,13 @@ def context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...],
             best = max(best, scale * fit)
     return best
 
+
+# A byline ("By Ines Carvalho", "Written by ...", "Posted by ..."): the name in it is the
+# author's, so the piece says "author" for a description that asks for the author's control
+# ("Follow button next to the author's name").
+BYLINE = re.compile(r"\s*(?:(?:written|posted)\s+)?by\s+\S", re.IGNORECASE)
+BYLINE_WORDS = frozenset({"by", "written", "posted"})
+AUTHOR_WORDS = frozenset({"author", "writer"})
 
 # What a caption loses for naming the field by another of its names (`FIELD_NAMES`).
 RENAMED_COST = 0.1
