@@ -241,20 +241,17 @@ def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[st
 
 def _shown_label(ref: str, nodes: dict[str, dict], children: dict[str, list[str]],
                  texts: dict[str, list[str]], depth: int = 3) -> str:
-    """What a non-interactive element says: its name, or its text; when it shows neither, its own
-    words and what its content says (Playwright leaves out a name its content repeats: a card's
-    heading whose words are its link's, "heading [level=3]" over `link "Speckled Stoneware Mug"`;
-    a byline is the text "By" and a link to its writer). A link in it is read as text (a title, a
-    person's name), a control of any other kind is not."""
+    """What a non-interactive element says: its name, or its text; when it shows neither, what its
+    content says (Playwright leaves out a name its content repeats: a card's heading whose words
+    are its link's, "heading [level=3]" over `link "Speckled Stoneware Mug"`). A link in it is read
+    as text (a title, a person's name), a control of any other kind is not."""
     node = nodes[ref]
-    own = node["text"] or " ".join(texts.get(ref, ()))
-    if node["name"] or depth == 0:
-        return node["name"] or own
-    # its own words, then its content's ("By" and the link "Ines Carvalho" of a byline)
-    parts = [own] if own else []
-    parts += [part for c in children.get(ref, ()) if nodes[c]["role"] == "link" or nodes[c]["role"] not in INTERACTIVE_ROLES
-              if (part := _shown_label(c, nodes, children, texts, depth - 1))]
-    return " ".join(parts[:4])
+    label = node["name"] or node["text"] or " ".join(texts.get(ref, ()))
+    if label or depth == 0:
+        return label
+    parts = [part for c in children.get(ref, ()) if nodes[c]["role"] == "link" or nodes[c]["role"] not in INTERACTIVE_ROLES
+             if (part := _shown_label(c, nodes, children, texts, depth - 1))]
+    return " ".join(parts[:3])
 
 
 # Disclosure widgets. Playwright's aria snapshot calls a <summary> `generic` (it names it from its

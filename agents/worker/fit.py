@@ -288,10 +288,11 @@ def context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...],
     return best
 
 
-# A byline ("By Ines Carvalho", "Written by ...", "Posted by ..."): the name in it is the
-# author's, so the piece says "author" for a description that asks for the author's control
-# ("Follow button next to the author's name").
-BYLINE = re.compile(r"\s*(?:(?:written|posted)\s+)?by\s+\S", re.IGNORECASE)
+# A byline ("By Ines Carvalho", "Written by ...", "Posted by ...", or the word "By" alone before a
+# link to the writer, which the snapshot shows apart): the name in it is the author's, so the
+# piece says "author" for a description that asks for the author's control ("Follow button next
+# to the author's name").
+BYLINE = re.compile(r"\s*(?:(?:written|posted)\s+)?by(?:\s|$)", re.IGNORECASE)
 BYLINE_WORDS = frozenset({"by", "written", "posted"})
 AUTHOR_WORDS = frozenset({"author", "writer"})
 
