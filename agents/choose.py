@@ -10,6 +10,7 @@ from agents import perceive, som
 from agents.marks import PLACE_ROLES, Mark, element_mark
 from agents.pipeline import Step, Unseen
 from agents.worker.base import Choice, ChoiceRequest, PlanFollower
+from agents.worker.places import names_place
 from tasks.schema import Subgoal
 
 
@@ -39,7 +40,7 @@ async def ask(step: Step, subgoal: Subgoal, marks: list[Mark], record_error: boo
     choice = await episode.worker.decide(ChoiceRequest(
         goal=episode.brief.goal, subgoal=subgoal, marks=marks, history=episode.history,
         excluded=episode.excluded(), prefer_toggle=episode.prefer_toggle, image=image,
-        places=places(step, marks) if subgoal.action == "drag" and subgoal.to else []))
+        places=places(step, marks) if (subgoal.action == "drag" and subgoal.to) or names_place(subgoal) else []))
     cost = choice.cost
     rec.charge(cost)
     rec.invalid_replies += cost.invalid_replies

@@ -1,8 +1,9 @@
 """Enrich stage (the DOM bridge): match each vision candidate to a live element and attach what
 pixels do not show — role, accessible name, expanded/checked/pressed/selected/disabled, context.
 
-A candidate maps to the smallest interactive element under its centre (text similarity breaks
-ties), else to an element it mostly overlaps with a shared word; otherwise it stays unmatched.
+A candidate maps to the smallest interactive element (a control, or a plain element the page
+made clickable: `Element.target`) under its centre (text similarity breaks ties), else to an
+element it mostly overlaps with a shared word; otherwise it stays unmatched.
 
 What a control shows is part of its name (WCAG's "label in name"; a field shows its value
 instead), so an element under the centre whose name shares no word with what vision read there
@@ -64,21 +65,21 @@ def match(box: Box, label: str, elements: list[Placed]) -> Element | None:
 
 
 def bridge(candidates: list[Seen], elements: list[Placed], observation_id: int) -> tuple[list[Mark], int]:
-    """Marks for vision candidates; and how many found no live element. Interactive elements
-    only; two candidates on one element make one mark."""
-    interactive = [p for p in elements if p.element.interactive]
+    """Marks for vision candidates; and how many found no live element. Controls and the plain
+    elements a page made clickable only; two candidates on one element make one mark."""
+    targets = [p for p in elements if p.element.target]
     marks: list[Mark] = []
     refs: set[str] = set()
     unmatched = 0
     for seen in candidates:
-        el = match(seen.box, seen.label, interactive)
+        el = match(seen.box, seen.label, targets)
         if el is None:
             unmatched += 1
             marks.append(Mark(number=len(marks) + 1, box=seen.box, label=seen.label,
                               confidence=seen.confidence, source="vision"))
         elif el.ref not in refs:
             refs.add(el.ref)
-            placed = next(p for p in interactive if p.element.ref == el.ref)
+            placed = next(p for p in targets if p.element.ref == el.ref)
             marks.append(element_mark(len(marks) + 1, placed, seen.confidence, "vision", observation_id))
     return marks, unmatched
 

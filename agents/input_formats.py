@@ -95,6 +95,22 @@ def wire(kind: str, text: str) -> str | None:
     return None
 
 
+# What a field that formats its input (an input mask) adds or takes away as it shows a value:
+# separators and spacing ("4035 5010 0000 0008", "09 / 30", "(555) 013-4567"), and letter case
+# ("SW1A 1AA" for "sw1a1aa").
+_FORMATTING = re.compile(r"[\W_]+")
+
+
+def _unformatted(text: str) -> str:
+    return _FORMATTING.sub("", text).casefold()
+
+
 def same_value(now: str, typed: str) -> bool:
-    """Whether a field's value is what was typed, in the typed input's wire format or as typed."""
-    return now == typed or any(wire(kind, typed) == now for kind in TYPED)
+    """Whether a field's value is what was typed: as typed, in the typed input's wire format, or
+    with the same letters and digits in the same order where the field formats what it is given
+    (an expiry typed "09/30" that the page shows as "09 / 30"). A digit or letter more, less or
+    changed is another value."""
+    if now == typed or any(wire(kind, typed) == now for kind in TYPED):
+        return True
+    bare = _unformatted(typed)
+    return bool(bare) and _unformatted(now) == bare

@@ -93,9 +93,10 @@ def element_mark(number: int, placed: Placed, confidence: float, source: Literal
 
 
 def dom_marks(placed: list[Placed], observation_id: int) -> list[Mark]:
-    """The interactive elements as a listing, as the DOM alone knows them (no vision)."""
+    """The controls (and the plain elements a page made clickable) as a listing, as the DOM
+    alone knows them (no vision)."""
     return [element_mark(i, p, 1.0, "dom", observation_id)
-            for i, p in enumerate((p for p in placed if p.element.interactive), 1)]
+            for i, p in enumerate((p for p in placed if p.element.target), 1)]
 
 
 def iou(a: Box, b: Box) -> float:

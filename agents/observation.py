@@ -31,6 +31,9 @@ INTERACTIVE_ROLES = frozenset({
     "listbox", "gridcell", "columnheader",
 })
 
+# Roles of elements that carry no meaning of their own: made clickable by a page's script alone.
+PLAIN_ROLES = frozenset({"generic", "paragraph", "listitem", "img", "cell", "text"})
+
 _LINE = re.compile(
     r'^(?P<indent>\s*)- (?P<role>[a-zA-Z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
     r'(?::\s*(?P<text>.*))?$'
@@ -77,6 +80,19 @@ class Element(BaseModel):
     @property
     def interactive(self) -> bool:
         return self.role in INTERACTIVE_ROLES
+
+    @property
+    def clickable(self) -> bool:
+        """A plain element the page made clickable without a role, as a careless page writes a
+        dropdown or a list of choices (`<div tabindex=0>` and `<div onclick>`s): a pointer cursor
+        starts on it (Playwright's snapshot marks where the cursor turns to a pointer, not the
+        children that inherit it) and it says something of its own."""
+        return self.role in PLAIN_ROLES and self.states.get("cursor") == "pointer" and bool(self.label)
+
+    @property
+    def target(self) -> bool:
+        """What an action may be aimed at by the DOM alone: a control, or a plain clickable."""
+        return self.interactive or self.clickable
 
     @property
     def label(self) -> str:

@@ -16,8 +16,9 @@ evidence that the page is in a transient state:
 - an endless CSS or Web animation on a rendered element (a spinner, an indeterminate bar, a
   skeleton's shimmer);
 - a request of the page for content (a GET: fetch, XHR, document) still in flight.
-Only rendered elements count. With none of these the step goes on at once (one evaluation per
-settle); with any, the agent waits until none is left, up to `transient_max_ms`, then for the page
+Each is looked for in the document and in its same-origin frames (a card form in an iframe that
+says "Processing…" after "Pay"). Only rendered elements count. With none of these the step goes
+on at once (one evaluation per settle); with any, the agent waits until none is left, up to `transient_max_ms`, then for the page
 to be quiet again, so the validator judges, and the next step perceives, what the page settled
 on. An indicator still there when the wait gives up (a decorative endless animation, a permanent
 "Coming soon…", a long poll) is taken for part of the page and never waited on again in the
@@ -50,31 +51,42 @@ INDICATORS_JS = r"""
     return r.width > 0 && r.height > 0;
   };
   const add = (key) => { if (!skip.has(key)) out.add(key); };
-  for (const el of document.querySelectorAll('[aria-busy="true"]')) {
-    if (shown(el)) add(`busy:${el.tagName}:${el.getAttribute("role") || ""}`);
+  // The document and the documents of its same-origin frames (a payment form's "Processing…").
+  const docs = [document];
+  for (let i = 0; i < docs.length && docs.length < 20; i++) {
+    for (const f of docs[i].querySelectorAll("iframe, frame")) {
+      let d = null;
+      try { d = f.contentDocument; } catch (e) { d = null; }
+      if (d && shown(f)) docs.push(d);
+    }
   }
-  for (const el of document.querySelectorAll('progress, [role="progressbar"]')) {
-    if (!shown(el)) continue;
-    let now, max;
-    if (el.tagName === "PROGRESS") { now = el.hasAttribute("value") ? el.value : null; max = el.max; }
-    else { const v = el.getAttribute("aria-valuenow"); now = v === null ? null : parseFloat(v);
-           max = parseFloat(el.getAttribute("aria-valuemax") || "100"); }
-    if (now === null || Number.isNaN(now) || now < max) add(`progress:${el.tagName}`);
-  }
-  const WORKING = /^(?:[\p{L}][\p{L}' ]{0,24}?ing\b[^\n]{0,30}?(?:…|\.\.\.)|(?:loading|please wait)\b[^\n]{0,30})$/iu;
-  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(), seen = 0; n && seen < 20000; n = walker.nextNode(), seen++) {
-    const text = n.nodeValue;
-    if (text.length > 60 || !(text.includes("…") || text.includes("...") || /loading|please wait/i.test(text))) continue;
-    const t = text.trim();
-    if (t && WORKING.test(t) && shown(n.parentElement)) add(`text:${t.toLowerCase()}`);
-  }
-  for (const a of document.getAnimations()) {
-    if (a.playState !== "running") continue;
-    const timing = a.effect && a.effect.getComputedTiming();
-    if (!timing || Number.isFinite(timing.endTime)) continue;
-    const el = a.effect.target;
-    if (shown(el)) add(`animation:${a.animationName || a.id || "script"}:${el.tagName}`);
+  for (const document of docs) {
+    for (const el of document.querySelectorAll('[aria-busy="true"]')) {
+      if (shown(el)) add(`busy:${el.tagName}:${el.getAttribute("role") || ""}`);
+    }
+    for (const el of document.querySelectorAll('progress, [role="progressbar"]')) {
+      if (!shown(el)) continue;
+      let now, max;
+      if (el.tagName === "PROGRESS") { now = el.hasAttribute("value") ? el.value : null; max = el.max; }
+      else { const v = el.getAttribute("aria-valuenow"); now = v === null ? null : parseFloat(v);
+             max = parseFloat(el.getAttribute("aria-valuemax") || "100"); }
+      if (now === null || Number.isNaN(now) || now < max) add(`progress:${el.tagName}`);
+    }
+    const WORKING = /^(?:[\p{L}][\p{L}' ]{0,24}?ing\b[^\n]{0,30}?(?:…|\.\.\.)|(?:loading|please wait)\b[^\n]{0,30})$/iu;
+    const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(), seen = 0; n && seen < 20000; n = walker.nextNode(), seen++) {
+      const text = n.nodeValue;
+      if (text.length > 60 || !(text.includes("…") || text.includes("...") || /loading|please wait/i.test(text))) continue;
+      const t = text.trim();
+      if (t && WORKING.test(t) && shown(n.parentElement)) add(`text:${t.toLowerCase()}`);
+    }
+    for (const a of document.getAnimations()) {
+      if (a.playState !== "running") continue;
+      const timing = a.effect && a.effect.getComputedTiming();
+      if (!timing || Number.isFinite(timing.endTime)) continue;
+      const el = a.effect.target;
+      if (shown(el)) add(`animation:${a.animationName || a.id || "script"}:${el.tagName}`);
+    }
   }
   return [...out];
 }

@@ -15,6 +15,23 @@ def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
+# Words whose final "s" is not a plural's.
+_NOT_PLURAL = frozenset(["news", "series", "species", "always", "perhaps"])
+
+
+def singular(word: str) -> str:
+    """An English plural's singular ("folders" -> "folder", "categories" -> "category", "boxes" ->
+    "box"); any other word as it is. A description and a page name one thing in either number
+    ("the Archive folder" in a list named "Mail folders")."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in _NOT_PLURAL:
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
 def word_set(text: str) -> set[str]:
     return set(words(text))
 

@@ -17,6 +17,7 @@ from tasks.text_match import (
     affixes,
     has_affixes,
     label_matches,
+    singular,
     symbol_names,
     synonym_words,
     words,
@@ -186,6 +187,10 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         return 0.0  # the plan shows the picture and this mark does not show it
     desc = content_words(target)
     name_words = unjoined(set(words(mark.label)), desc)
+    # the word that says what kind of control is asked for ("the Billed yearly billing switch"),
+    # in the name of a control of another kind ("Can I switch between monthly and yearly
+    # billing?"), is a word of that name, not the description's
+    explained = set(desc) - ({kind} if (kind := other_kind(target, mark)) else set())
     s = 0.0
     if start or end:
         # the name's edges are what the description asks for: as good as a named label, and the
@@ -202,7 +207,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
             s += CASE_BONUS  # written as the plan writes it: "Eget" before "eget"
     if subgoal.looks_like:
         s += PICTURE_WEIGHT * mark.resemblance  # the picture names it as a label would
-    s += sum(1.0 for w in desc if w in name_words)
+    s += sum(1.0 for w in desc if w in name_words and w in explained)
     field = is_field(subgoal, mark)
     by_synonym, naming = symbol_synonyms(desc, name_words, synonyms, field)
     s += SYNONYM_WEIGHT * len(by_synonym)
@@ -212,7 +217,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         # arrow) contradicts it; a synonym of its words does not, nor does "icon", which says only
         # that a picture is named.
         counted = shown_count(mark.label, desc)
-        s -= sum(1.0 for w in name_words if w not in desc and w not in STOP_WORDS and w not in counted
+        s -= sum(1.0 for w in name_words if w not in explained and w not in STOP_WORDS and w not in counted
                  and w not in naming and w not in ICON_WORDS and len(name_words) <= 4)
     # A control without a name of its own (a text box after a plain "Username" label) is known
     # by what stands beside it, so its context weighs as much as a name would.
@@ -220,11 +225,54 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
                                                           says_more=not name_words,
                                                           renames=field and synonyms)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in kind_words(target)))
-    if mark.role in role_hints:
+    if mark.role in DISTINCT_KINDS.get(head_word(target) or "", ()):
+        s += KIND_WEIGHT  # the very kind of control the description names
+    elif mark.role in role_hints:
         s += 0.75
     if s > 0 and prefer_toggle and subgoal.action == "expand" and prefers_toggle(mark):
         s += 1.0
     return s
+
+
+# Kinds of control a description names by a word that could also be a word of a name, and the
+# roles a control of that kind has (a switch drawn on a tick box is still one).
+DISTINCT_KINDS = {
+    "switch": frozenset({"switch", "checkbox", "menuitemcheckbox"}),
+    "checkbox": frozenset({"checkbox", "switch", "menuitemcheckbox"}),
+    "radio": frozenset({"radio", "menuitemradio"}), "slider": frozenset({"slider", "spinbutton"}),
+    "textbox": TEXT_FIELDS, "textarea": TEXT_FIELDS, "input": TEXT_FIELDS,
+}
+# What a control of the kind a description names by its head word counts ("the Billed yearly
+# switch" and a switch): more than a word of a name, so a control of another kind whose name
+# happens to hold more of the description's words (a question about switching billing) does not
+# win over it; the controls of that kind are told apart by their names as before.
+KIND_WEIGHT = 1.5
+# Words after which a description says where the control is or which one it is ("above the plan
+# cards", "of the Team card", "in the checkout dialog", "whose subject ..."), not what it is.
+_PHRASE_ENDS = frozenset(["above", "below", "under", "over", "beneath", "beside", "next", "near", "in",
+                          "on", "of", "at", "inside", "within", "for", "from", "with", "to", "that",
+                          "which", "whose", "showing", "named", "called", "labelled", "labeled", "left",
+                          "right", "between", "after", "before", "by", "where", "shown"])
+
+
+def head_word(target: str) -> str | None:
+    """The last word of the description's naming phrase (before any word of `_PHRASE_ENDS`): the
+    kind of thing it names ("switch" in "the Billed yearly billing switch above the plan cards")."""
+    phrase: list[str] = []
+    for w in kind_words(target):
+        if w in _PHRASE_ENDS and phrase:
+            break
+        if w not in ARTICLES:
+            phrase.append(w)
+    return phrase[-1] if phrase else None
+
+
+def other_kind(target: str, mark: Mark) -> str | None:
+    """The description's head word when it names a kind of control (`DISTINCT_KINDS`) that the
+    mark, a control of another role, is not; else None."""
+    head = head_word(target)
+    kinds = DISTINCT_KINDS.get(head or "")
+    return head if kinds is not None and mark.role and mark.role not in kinds else None
 
 
 def shown_count(name: str, desc: list[str]) -> set[str]:
@@ -252,9 +300,12 @@ CAPTION_SLACK = 2
 
 def context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...],
                  says_more: bool = False, renames: bool = False) -> float:
-    """How well the best single piece of context (a heading, a row header, a group name) fits the
-    description: matched words weighted by the share of that piece they explain, so "Colour"
-    beats "Keyboard colour" for "Silver checkbox in the Colour filter".
+    """How well the context (the pieces of it: a heading, a row header, a group name) fits the
+    description: each of the description's words counts once, weighted by the share of the piece
+    that says it best, so "Colour" beats "Keyboard colour" for "Silver checkbox in the Colour
+    filter", and a piece every candidate shares ("Filters", a table named "Orders") adds the same
+    to each of them instead of drowning the piece that tells them apart. (One piece holding
+    every word counts as before: its words times the share they explain.)
 
     `says_more` (a control without a name of its own): a short caption holding every word of the
     description and a few more ("Movie Genre" for "Genre field", "Your account password" for
@@ -266,11 +317,13 @@ def context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...],
     `renames` (a field): a caption that names what the description asks for by another of its
     names ("Surname" for "last name", `FIELD_NAMES`) counts as saying the description's words,
     less a tenth, so a caption in the description's own words still wins."""
-    want = set(desc) - name_words
+    # a group's name in either number ("Mail folders" for "the Archive folder"); a name's words
+    # are compared as written ("Late Night Drives" is not "Night Drive")
+    want = {singular(w) for w in desc} - {singular(w) for w in name_words}
     core = want - set(ROLE_WORDS)  # "Genre input": the caption need not say "input"
-    best = 0.0
+    credit: dict[str, float] = {}  # each word of the description: the best share saying it
     for i, piece in enumerate(context):
-        have = set(words(piece)) - STOP_WORDS
+        have = {singular(w) for w in words(piece)} - STOP_WORDS
         if BYLINE.match(piece):
             have = (have - BYLINE_WORDS) | AUTHOR_WORDS  # "By Ines Carvalho": the author's name
         scale = 1.0
@@ -280,12 +333,13 @@ def context_fit(desc: list[str], name_words: set[str], context: tuple[str, ...],
                 have, scale = (have - naming) | named, 1.0 - RENAMED_COST
         hit = have & want
         if hit:
-            fit = len(hit) * len(hit) / len(have)
+            share = len(hit) / len(have)
             extra = len(have - hit)
             if says_more and core and core <= hit and extra <= CAPTION_SLACK:
-                fit = max(fit, len(hit) * (1.0 - 0.1 * extra - 0.1 * i))
-            best = max(best, scale * fit)
-    return best
+                share = max(share, 1.0 - 0.1 * extra - 0.1 * i)
+            for w in hit:
+                credit[w] = max(credit.get(w, 0.0), scale * share)
+    return sum(credit.values())
 
 
 # A byline ("By Ines Carvalho", "Written by ...", "Posted by ...", or the word "By" alone before a

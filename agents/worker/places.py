@@ -7,7 +7,15 @@ from __future__ import annotations
 import re
 
 from agents.marks import Mark
-from agents.worker.fit import ACTION_ROLES, ROLE_WORDS, STOP_WORDS, context_fit, kind_words, said
+from agents.worker.fit import (
+    ACTION_ROLES,
+    ROLE_WORDS,
+    STOP_WORDS,
+    context_fit,
+    head_word,
+    kind_words,
+    said,
+)
 from tasks.schema import Subgoal
 from tasks.text_match import (
     label_matches,
@@ -27,6 +35,12 @@ _PLACE_WORDS = {"row": {"row"}, "rows": {"row"}, "item": {"listitem", "treeitem"
                 "items": {"listitem", "treeitem"}, "entry": {"listitem", "row"},
                 "card": {"article"}, "cards": {"article"}, "cell": {"cell", "gridcell"},
                 "position": {"listitem", "row", "article"}, "place": {"listitem", "row", "article"}}
+
+
+def names_place(subgoal: Subgoal) -> bool:
+    """Whether a pointer subgoal's description names a place rather than a control ("the row of
+    the email from Elena Varga", "the Linen Apron card"): its head word is a kind of place."""
+    return subgoal.action in ("click", "hover", "drag") and head_word(subgoal.target or "") in _PLACE_WORDS
 
 
 def nth_place(description: str, n: int, places: list[Mark]) -> Mark | None:

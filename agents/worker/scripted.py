@@ -32,6 +32,7 @@ from agents.worker.places import (
     described_kind,
     described_roles,
     from_end,
+    names_place,
     nth_place,
     place_at,
     place_beside,
@@ -92,9 +93,10 @@ class ScriptedWorker:
             s = score(subgoal, mark, prefer_toggle, synonyms)
             if s >= least and (best is None or s > best[0]):
                 best = (s, mark)
-        if best is None and subgoal.action == "drag" and places:
-            # the thing to drag may be no control but a place itself (an item of a sortable list,
-            # a card): it is found among the places the way a click target is among the marks
+        if best is None and places and (subgoal.action == "drag" or names_place(subgoal)):
+            # the thing to drag, hover or click may be no control but a place itself (an item of a
+            # sortable list, a card, a row that shows its actions under the pointer): it is found
+            # among the places the way a click target is among the marks
             moved = self.match(Subgoal(action="click", target=subgoal.target, label=subgoal.label),
                                places, excluded)
             if moved.mark is not None:
