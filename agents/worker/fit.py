@@ -7,6 +7,7 @@ them from here."""
 from __future__ import annotations
 
 import re
+from functools import cache
 from itertools import pairwise
 
 from agents.marks import RESEMBLES, Mark
@@ -255,6 +256,7 @@ _PHRASE_ENDS = frozenset(["above", "below", "under", "over", "beneath", "beside"
                           "right", "between", "after", "before", "by", "where", "shown"])
 
 
+@cache  # asked for every mark a description is scored against
 def head_word(target: str) -> str | None:
     """The last word of the description's naming phrase (before any word of `_PHRASE_ENDS`): the
     kind of thing it names ("switch" in "the Billed yearly billing switch above the plan cards")."""
