@@ -31,6 +31,14 @@ wait, the whole `ambient_probe_ms` then, is the step's `ambient_probe_ms`). Shad
 observed as they are attached (the script wraps `attachShadow`), so a change inside a widget's
 shadow root is seen as the widget's.
 
+With agents/ambient_timers.py the page also says who made a change: a change made in the window
+by a timer set before it (the page's own, or an earlier action's) is not the window's but a
+change by itself (`foreign`); a window in which only such changes happened is a candidate as
+well. When the action changed nothing and the agent looks again later for a late effect, the
+window is judged with what changed since its verdict: vetoed when it was vetoed, or held nothing,
+and since then only other timers or elements known to change by themselves changed the page
+(`late`; without ambient_timers every change since is of unknown origin, and credited).
+
 Not seen: an effect that lands only on an ambient element (a live region that also ticks); an
 ambient element slower than the probe and the agent's pauses (a carousel turning every 5 s is
 credited like before until it has turned twice while the agent waited); and, the other way, an
@@ -59,7 +67,12 @@ AMBIENT_JS = r"""
 (() => {
   const state = { acting: false, counting: false, stretch: new Map(), ambient: new WeakSet(),
                   restless: new WeakSet(), touched: new Set(), suspects: [], scroll: [0, 0],
-                  idleBefore: 0, markText: null };
+                  idleBefore: 0, markText: null, win: 0, foreign: new Set(), late: new Set(),
+                  lateForeign: new Set() };
+  // With agents/ambient_timers.py: the window (its number; -1 the agent idle) in which the timer
+  // whose callback is running now was set. null: no such callback is running (an event handler,
+  // a promise, a network response: the window's, as without that mechanism).
+  let cause = null;
   // The element a change happened to (a shadow root's changes: its host's, at its top level).
   const elementOf = (node) => !node ? null : node.nodeType === 1 ? node : node.nodeType === 11 ? node.host
     : node.parentElement || (node.parentNode && node.parentNode.host) || null;
@@ -69,12 +82,23 @@ AMBIENT_JS = r"""
       const el = elementOf(r.target);
       if (!el || seen.has(el)) continue;
       seen.add(el);  // one delivery is one change of an element, however many records it made
-      if (state.acting) { state.touched.add(el); continue; }
+      // A timer set before the action's window (by the page itself, or by an earlier action)
+      // made this change: not the action's, a change by itself as when the agent is idle.
+      const foreign = state.acting && cause !== null && cause !== state.win;
+      if (state.acting && !foreign) { state.touched.add(el); continue; }
       if (!state.counting) continue;  // the document is still starting up
+      if (foreign) state.foreign.add(el);
       const n = (state.stretch.get(el) || 0) + 1;
       state.stretch.set(el, n);
       state.restless.add(el);
       if (n >= 2) state.ambient.add(el);
+      // After the verdict, while the agent waits for a late effect of the action: changes of
+      // the action's own timers or of unknown origin, apart from other timers' and from
+      // elements known to change by themselves.
+      if (!state.acting) {
+        const own = (cause === null || cause === state.win) && !state.ambient.has(el);
+        (own ? state.late : state.lateForeign).add(el);
+      }
     }
   };
   const observer = new MutationObserver(file);
@@ -97,7 +121,11 @@ AMBIENT_JS = r"""
       // observer cannot see, or style alone) or only before the mark.
       state.markText = state.idleBefore > 0 && document.body ? document.body.innerText : null;
       state.acting = true;
+      state.win += 1;
       state.touched = new Set();
+      state.foreign = new Set();
+      state.late = new Set();
+      state.lateForeign = new Set();
       state.scroll = [scrollX, scrollY];
     },
     settled() {
@@ -114,6 +142,7 @@ AMBIENT_JS = r"""
       const touched = [...state.touched];
       const suspects = touched.filter((el) => state.restless.has(el) && !state.ambient.has(el));
       const other = touched.filter((el) => !state.restless.has(el)).length;
+      const foreign = [...state.foreign].filter((el) => !state.touched.has(el)).length;
       const scrolled = state.scroll[0] !== scrollX || state.scroll[1] !== scrollY;
       // (only asked of a window in which nothing was seen to change)
       const textMoved = touched.length > 0 || state.markText === null || !document.body ||
@@ -122,11 +151,32 @@ AMBIENT_JS = r"""
       state.acting = false;
       state.counting = true;
       state.touched = new Set();
+      state.foreign = new Set();
+      state.late = new Set();
+      state.lateForeign = new Set();
       state.stretch = new Map();
       state.suspects = suspects;
       for (const el of touched) state.restless.add(el);  // a suspect if it changes in a later window
       return { acting, changed: touched.length, other, restless: suspects.length, scrolled,
-               idle_before: state.idleBefore, text_moved: textMoved };
+               idle_before: state.idleBefore, text_moved: textMoved, foreign };
+    },
+    // Since the verdict: elements changed by the action's own timers or by what is of unknown
+    // origin; by other timers, or known to change by themselves; whether the view moved since
+    // the mark.
+    late() {
+      file(observer.takeRecords());
+      return { own: state.late.size, foreign: state.lateForeign.size,
+               scrolled: state.scroll[0] !== scrollX || state.scroll[1] !== scrollY };
+    },
+    // For agents/ambient_timers.py: the window a timer set now belongs to, and a timer's
+    // callback run as that window's (what it changed is filed under it, queued changes before).
+    origin() { return cause !== null ? cause : state.acting ? state.win : -1; },
+    run(origin, fn, self, args) {
+      const outer = cause;
+      file(observer.takeRecords());
+      cause = origin;
+      try { return fn.apply(self, args); }
+      finally { file(observer.takeRecords()); cause = outer; }
     },
     // For the gating key (agents/ambient_key.py): what is known to change by itself, after
     // filing what is queued.
@@ -156,6 +206,7 @@ MARK_JS = "() => window.__gbAmbient && window.__gbAmbient.mark()"
 SETTLED_JS = "() => window.__gbAmbient && window.__gbAmbient.settled()"
 PROBE_JS = "(ms) => window.__gbAmbient ? window.__gbAmbient.probe(ms) : false"
 VERDICT_JS = "() => window.__gbAmbient ? window.__gbAmbient.verdict() : null"
+LATE_JS = "() => window.__gbAmbient ? window.__gbAmbient.late() : null"
 
 # The only evidence a page's own changes can produce on their own (see agents/validator.py).
 TEXT_ONLY = frozenset({"text", "changes"})
@@ -171,16 +222,18 @@ class Window:
     scrolled: bool
     idle_before: int = 0  # elements the page changed between the last verdict and the mark
     text_moved: bool = True  # the body's text differs between the mark and the verdict
+    foreign: int = 0  # elements changed in the window only by timers set before it (ambient_timers)
 
     @property
     def candidate(self) -> bool:
-        """The view did not move, and what changed is either nothing — the page changed by
-        itself before the mark and its text is the same at the verdict as at the mark, so the
-        text evidence is older than the action — or only elements seen changing before."""
+        """The view did not move, and what changed is either nothing of the action's own —
+        only timers set before the window changed the page, or the page changed by itself
+        before the mark and its text is the same at the verdict as at the mark, so the text
+        evidence is older than the action — or only elements seen changing before."""
         if self.scrolled:
             return False
         if self.changed == 0:
-            return self.idle_before > 0 and not self.text_moved
+            return self.foreign > 0 or (self.idle_before > 0 and not self.text_moved)
         return self.other == 0
 
 
@@ -193,6 +246,7 @@ class Watch:
         self.window: Window | None = None
         self.probe_ms = 0.0
         self.acting = False  # between mark and verdict
+        self.judged = False  # the window's effect was judged once (a second look waits for a late one)
 
     async def install(self, page: Page) -> None:
         await page.context.add_init_script(script=AMBIENT_JS)
@@ -228,6 +282,7 @@ class Watch:
         """The action's window, and the end of it (the agent is idle again). None when the
         document was not marked (a new page since the mark)."""
         self.acting = False
+        self.judged = False
         try:
             got = await page.evaluate(VERDICT_JS)
         except PlaywrightError:
@@ -235,16 +290,22 @@ class Watch:
         self.window = None if not got or not got.get("acting") else Window(
             changed=int(got["changed"]), other=int(got["other"]), restless=int(got["restless"]),
             scrolled=bool(got["scrolled"]), idle_before=int(got["idle_before"]),
-            text_moved=bool(got["text_moved"]))
+            text_moved=bool(got["text_moved"]), foreign=int(got.get("foreign", 0)))
         return self.window
 
     async def vetoes(self, page: Page, evidence: str) -> bool:
         """True when an effect credited on `evidence` (comma-separated parts) in the last window
-        is the page's own change and not the action's (see the module's rules)."""
+        is the page's own change and not the action's (see the module's rules). Asked again
+        for the same window (the agent waits for a late effect), the changes since the verdict
+        are judged with it (`_late_vetoes`)."""
         self.probe_ms = 0.0
-        window = self.window
-        if window is None or not window.candidate or not evidence \
-                or not set(evidence.split(",")) <= TEXT_ONLY:
+        window, again = self.window, self.judged
+        self.judged = True
+        if window is None or not evidence or not set(evidence.split(",")) <= TEXT_ONLY:
+            return False
+        if again:
+            return await self._late_vetoes(page, window)
+        if not window.candidate:
             return False
         if window.restless == 0:
             return True
@@ -255,6 +316,21 @@ class Watch:
             return False
         finally:
             self.probe_ms = round((time.perf_counter() - t0) * 1000, 1)
+
+    async def _late_vetoes(self, page: Page, window: Window) -> bool:
+        """Nothing of the action's own changed since the window's verdict (with ambient_timers:
+        only timers set before the action did; without it every change is of unknown origin, so
+        any change is credited), and the window was vetoed, or nothing changed in it and other
+        timers changed the page since: what the agent sees late is the page's own."""
+        if window.scrolled or not (window.candidate or window.changed == 0):
+            return False
+        try:
+            got = await page.evaluate(LATE_JS)
+        except PlaywrightError:
+            return False
+        if not got or got["scrolled"] or got["own"]:
+            return False
+        return window.candidate or got["foreign"] > 0
 
 
 class AmbientConfig(BaseModel):

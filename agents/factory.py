@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.ambient import Ambient, AmbientConfig
 from agents.ambient_key import AmbientKey, AmbientKeyConfig
+from agents.ambient_timers import AmbientTimers, AmbientTimersConfig
 from agents.compound_split import CompoundSplit, CompoundSplitConfig
 from agents.coverage import Coverage, CoverageConfig
 from agents.dead_action_guard import DeadActionGuardConfig, DeadActionGuarding
@@ -75,7 +76,7 @@ class PluginSpec(TargetConfig):
 
 class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig, HitBindingConfig,
-                  SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig,
+                  SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig, AmbientTimersConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
                   InterruptionsConfig, SubmenusConfig, SectionsConfig, UndrawnConfig):
@@ -110,6 +111,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("inner_scroll", lambda c: InnerScroll(c.inner_scroll_visible_share)),
     ("dead_action_guard", lambda c: DeadActionGuarding(c.dead_action_limit, c.dead_action_min_ms)),
     ("ambient", lambda c: Ambient(c.ambient_probe_ms)),
+    ("ambient_timers", lambda c: AmbientTimers()),
     ("ambient_key", lambda c: AmbientKey()),
     ("navigation_guard", lambda c: NavigationGuarding()),
     ("navigation_undo", lambda c: NavigationUndo()),
@@ -123,9 +125,10 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
 
 # A mechanism that works on another's output is built only with it: compound split splits boxes
 # for the DOM bridge, hit binding binds what the bridge left unmatched, region scope keeps part of
-# the gate's epoch, the ambient key uses what the ambient filter knows.
+# the gate's epoch, the ambient key uses what the ambient filter knows, the timers tell the
+# ambient filter who made a change.
 REQUIRES = {"compound_split": "enrichment", "hit_binding": "enrichment", "region_scope": "gating",
-            "ambient_key": "ambient"}
+            "ambient_key": "ambient", "ambient_timers": "ambient"}
 
 
 def switches() -> list[str]:

@@ -1,0 +1,58 @@
+"""Changes made by timers set before an action are not the action's effect.
+
+The ambient filter (agents/ambient.py) learns which elements change by themselves by seeing them
+change while the agent is idle. It cannot know an element that has not changed yet: a live price
+board of many rows, each on its own slow timer, keeps changing rows *for the first time* during
+the first seconds on the page, so a dead click's window nearly always holds a price that was never
+seen moving, and the click is credited with it. The page can say more than the changes: *who*
+made a change.
+
+This mechanism wraps the page's timers (`setTimeout`, `setInterval`, `requestAnimationFrame`,
+an init script installed after the ambient filter's). A timer set while the agent acts belongs to
+that action's window; one set while the agent is idle (the page's own start-up, a ticker) belongs
+to none; a timer set inside a timer's callback belongs to that timer's window, so a chain of
+`setTimeout`s and a `requestAnimationFrame` loop stay where they began. While a callback runs, the
+changes it makes are filed under its window: a change made in an action's window by a timer of
+another window is not that action's (the filter counts it as a change by itself: the element is a
+suspect from then on, and ambient when it changes twice). When such changes are all that changed
+in the window and the evidence is the page's text alone, the ambient filter vetoes the credited
+effect as before, without a probe.
+
+Not seen (the window's, as without this mechanism): changes made in promise continuations,
+network callbacks, message-channel tasks and event handlers, whatever started them. Wrongly
+vetoed: an effect that only a loop the page started before the action draws (a polling loop that
+renders what a click set, no change in the click's own handler). Needs `ambient`. Cost: a wrapper
+per timer callback (two `takeRecords` calls around it)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from agents.pipeline import Episode, Mechanism
+
+AMBIENT_TIMERS_JS = r"""
+(() => {
+  const A = window.__gbAmbient;
+  if (!A || !A.origin) return;
+  const wrap = (fn) => {
+    if (typeof fn !== "function") return fn;  // a string of code: left as it is
+    const origin = A.origin();
+    return function (...args) { return A.run(origin, fn, this, args); };
+  };
+  const timeout = window.setTimeout, interval = window.setInterval, frame = window.requestAnimationFrame;
+  window.setTimeout = function (fn, ...rest) { return timeout.call(window, wrap(fn), ...rest); };
+  window.setInterval = function (fn, ...rest) { return interval.call(window, wrap(fn), ...rest); };
+  if (frame) window.requestAnimationFrame = function (fn) { return frame.call(window, wrap(fn)); };
+})();
+"""
+
+
+class AmbientTimersConfig(BaseModel):
+    ambient_timers: bool = True
+
+
+class AmbientTimers(Mechanism):
+    name = "ambient_timers"
+
+    async def start(self, episode: Episode) -> None:
+        await episode.page.context.add_init_script(script=AMBIENT_TIMERS_JS)
