@@ -18,6 +18,9 @@ suspect from then on, and ambient when it changes twice). When such changes are 
 in the window and the evidence is the page's text alone, the ambient filter vetoes the credited
 effect as before, without a probe.
 
+The same wrappers keep, for agents/pending_timers.py (when it is on: it sets the limit), the
+timeouts an action's window set that have not fired yet (`window.__gbPendingTimers()`).
+
 Not seen (the window's, as without this mechanism): changes made in promise continuations,
 network callbacks, message-channel tasks and event handlers, whatever started them. Wrongly
 vetoed: an effect that only a loop the page started before the action draws (a polling loop that
@@ -34,15 +37,33 @@ AMBIENT_TIMERS_JS = r"""
 (() => {
   const A = window.__gbAmbient;
   if (!A || !A.origin) return;
-  const wrap = (fn) => {
+  const wrap = (fn, origin, done) => {
     if (typeof fn !== "function") return fn;  // a string of code: left as it is
-    const origin = A.origin();
-    return function (...args) { return A.run(origin, fn, this, args); };
+    return function (...args) { if (done) done(); return A.run(origin, fn, this, args); };
   };
   const timeout = window.setTimeout, interval = window.setInterval, frame = window.requestAnimationFrame;
-  window.setTimeout = function (fn, ...rest) { return timeout.call(window, wrap(fn), ...rest); };
-  window.setInterval = function (fn, ...rest) { return interval.call(window, wrap(fn), ...rest); };
-  if (frame) window.requestAnimationFrame = function (fn) { return frame.call(window, wrap(fn)); };
+  const clear = window.clearTimeout;
+  // With agents/pending_timers.py (it sets __gbPendingLimit): the timeouts an action's window
+  // set, at most that long, that have not fired yet.
+  const pending = new Map();
+  window.setTimeout = function (fn, delay, ...rest) {
+    const origin = A.origin();
+    const tracked = typeof fn === "function" && origin >= 0 && window.__gbPendingLimit !== undefined &&
+      (Number(delay) || 0) <= window.__gbPendingLimit;
+    let id = 0;
+    id = timeout.call(window, wrap(fn, origin, tracked ? () => pending.delete(id) : null), delay, ...rest);
+    if (tracked) pending.set(id, origin);
+    return id;
+  };
+  window.clearTimeout = function (id) { pending.delete(id); return clear.call(window, id); };
+  window.setInterval = function (fn, ...rest) { return interval.call(window, wrap(fn, A.origin()), ...rest); };
+  if (frame) window.requestAnimationFrame = function (fn) { return frame.call(window, wrap(fn, A.origin())); };
+  Object.defineProperty(window, "__gbPendingTimers", { value: () => {
+    const now = A.origin();
+    let n = 0;
+    for (const origin of pending.values()) if (origin === now) n += 1;
+    return n;
+  } });
 })();
 """
 

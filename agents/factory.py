@@ -30,6 +30,7 @@ from agents.inner_scroll import InnerScroll, InnerScrollConfig
 from agents.interruptions import Interruptions, InterruptionsConfig
 from agents.navigation_guard import NavigationGuardConfig, NavigationGuarding
 from agents.navigation_undo import NavigationUndo, NavigationUndoConfig
+from agents.pending_timers import PendingTimers, PendingTimersConfig
 from agents.pipeline import Mechanism
 from agents.prefetch import Prefetch, PrefetchConfig
 from agents.region_scope import RegionScope, RegionScopeConfig
@@ -76,7 +77,7 @@ class PluginSpec(TargetConfig):
 
 class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig, HitBindingConfig,
-                  SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig, AmbientTimersConfig,
+                  SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig, AmbientTimersConfig, PendingTimersConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
                   InterruptionsConfig, SubmenusConfig, SectionsConfig, UndrawnConfig):
@@ -112,6 +113,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("dead_action_guard", lambda c: DeadActionGuarding(c.dead_action_limit, c.dead_action_min_ms)),
     ("ambient", lambda c: Ambient(c.ambient_probe_ms)),
     ("ambient_timers", lambda c: AmbientTimers()),
+    ("pending_timers", lambda c: PendingTimers(c.pending_timers_ms, c.pending_timers_max_ms)),
     ("ambient_key", lambda c: AmbientKey()),
     ("navigation_guard", lambda c: NavigationGuarding()),
     ("navigation_undo", lambda c: NavigationUndo()),
@@ -126,9 +128,9 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
 # A mechanism that works on another's output is built only with it: compound split splits boxes
 # for the DOM bridge, hit binding binds what the bridge left unmatched, region scope keeps part of
 # the gate's epoch, the ambient key uses what the ambient filter knows, the timers tell the
-# ambient filter who made a change.
+# ambient filter who made a change, and the pending timers are theirs.
 REQUIRES = {"compound_split": "enrichment", "hit_binding": "enrichment", "region_scope": "gating",
-            "ambient_key": "ambient", "ambient_timers": "ambient"}
+            "ambient_key": "ambient", "ambient_timers": "ambient", "pending_timers": "ambient_timers"}
 
 
 def switches() -> list[str]:

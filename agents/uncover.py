@@ -10,7 +10,8 @@ Before an action that needs the pointer or the focus on an element of the page, 
 at the target's centre is asked for. The target is covered when that element is neither the
 target, nor inside it or around it, nor its label, and belongs to a layer positioned out of the
 flow (absolute, fixed) that is not the target's own drawing (a tick box painted over a hidden
-input covers about the input's box; a popup is larger or elsewhere). Then, in turn: Escape (not while the
+input covers about the input's box and says nothing but the input's words; a popup is larger,
+elsewhere, or says words of its own: a one-item suggestion list about the size of the button). Then, in turn: Escape (not while the
 focus is in a search field, where Escape clears the field), a press on the page's corner if nothing
 there takes a click, and a press on the layer's button that turns it down (Cancel, Close, No
 thanks, ×: tasks/text_match.py `turning_down`; never an accepting one, and none when a button of the
@@ -40,7 +41,8 @@ NEEDS_TARGET = (Click, Expand, Hover, Type, Select, SetValue)
 # Whether a layer of the page is drawn over the element's centre: the element on top there is not
 # the element, inside it or around it, nor its label, and lies in a box positioned out of the flow
 # (absolute, fixed) that is not the element's own drawing (a tick box painted over a hidden input
-# covers about the input's box; a popup is larger or elsewhere).
+# covers about the input's box and says nothing but the input's words; a popup is larger,
+# elsewhere, or says words of its own).
 _COVERED_JS = inject("""
 (el) => {
   const hit = (CENTRE_HIT)(el), r = el.getBoundingClientRect();
@@ -55,7 +57,13 @@ _COVERED_JS = inject("""
   const ix = Math.max(0, Math.min(r.right, b.right) - Math.max(r.left, b.left));
   const iy = Math.max(0, Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top));
   const inter = ix * iy, union = r.width * r.height + b.width * b.height - inter;
-  if (!(union > 0 && inter / union < 0.5)) return null;
+  // About the element's box: its own drawing, unless it says words of its own (a one-item
+  // suggestion list the size of the button under it)
+  const says = (layer.innerText || "").trim().toLowerCase();
+  const own = [el.innerText, el.value, el.getAttribute("aria-label"),
+               ...Array.from(el.labels || [], (l) => l.innerText)]
+    .some((t) => typeof t === "string" && t.trim() && t.toLowerCase().includes(says));
+  if (!(union > 0 && inter / union < 0.5) && (!says || own)) return null;
   // The layer's own buttons, drawn and on top at their centres: what a person could press on it.
   const buttons = [];
   for (const btn of layer.querySelectorAll(__BUTTONS__)) {

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
 # 8: and uncovered. 9: and interruption. 10: and resemblance (decided_ahead and decisions came
-# later without a bump). 11: and undrawn.
-SCHEMA_VERSION = 11
+# later without a bump). 11: and undrawn. 12: and timers_ms.
+SCHEMA_VERSION = 12
 
 
 class Cost(BaseModel):
@@ -142,6 +142,9 @@ class StepRecord(BaseModel):
     # of validate_ms: waiting for a transient state (spinner, "Loading…", aria-busy, a request in
     # flight) to pass after a settle (agents/transient.py)
     transient_ms: float = 0.0
+    # of validate_ms: waiting for the short timers the action set to fire, then for the page to
+    # settle again (agents/pending_timers.py)
+    timers_ms: float = 0.0
     error_type: str = ""
     error: str = ""
 

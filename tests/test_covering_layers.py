@@ -92,3 +92,44 @@ def test_a_layer_over_the_target_that_closes_no_other_way_is_turned_down(tmp_pat
         assert not result.episodes.success.any()
         assert "action_timeout" in set(steps.error_type)
     assert "Join the club" not in set(steps.target_name)
+
+
+LAYERS = """<!doctype html><html><body style="margin:0">
+<input id="tags" style="position:absolute; left:10px; top:60px; width:128px">
+<button id="submit" style="position:absolute; left:10px; top:97px; width:96px; height:31px">Submit</button>
+<ul id="menu" style="position:absolute; left:10px; top:92px; width:128px; height:40px; margin:0; padding:0;
+    list-style:none; background:#fff; border:1px solid #999"><li>Russian Federation</li></ul>
+<label style="position:absolute; left:10px; top:160px"><input type="checkbox" id="tick"
+    style="opacity:0; width:20px; height:20px; margin:0"> Remember me</label>
+<span style="position:absolute; left:10px; top:160px; width:20px; height:20px; border:2px solid #333;
+    box-sizing:border-box"></span>
+<button id="drawn" style="position:absolute; left:200px; top:97px; width:96px; height:31px">Save</button>
+<span style="position:absolute; left:200px; top:97px; width:96px; height:31px; background:#2a6;
+    color:#fff; text-align:center">Save</span>
+</body></html>"""
+
+
+@pytest.mark.browser
+def test_a_layer_the_size_of_the_target_covers_it_when_it_says_words_of_its_own() -> None:
+    """A one-item suggestion list about the size of the button under it (MiniWoB++'s
+    use-autocomplete after its 300 ms delay) covers the button; a tick box painted over its hidden
+    input, or a layer drawing a button's own words over it, is the control's own drawing."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from agents.uncover import _COVERED_JS
+    from harness.browser import BrowserSettings, launch
+
+    async def covering() -> dict[str, object]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            page = await browser.new_page()
+            await page.set_content(LAYERS)
+            got = {sel: await page.locator(sel).evaluate(_COVERED_JS) for sel in ("#submit", "#tick", "#drawn")}
+            await browser.close()
+            return got
+
+    got = asyncio.run(covering())
+    assert got["#submit"] is not None
+    assert got["#tick"] is None and got["#drawn"] is None

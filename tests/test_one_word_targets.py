@@ -4,8 +4,9 @@ a page of its own (tests/language/sites/library: "Keywords", "Branch", "Availabl
 A one-word description matched by a mark's name is enough (agents/worker/fit.py `least_score`;
 before, a description had to match as much as two words, and every step of this plan was
 `no_target`), and an action whose effect comes after its settle is looked at again before it
-counts as a no-op (`agent.late_effect_ms`; without it, Search is clicked again and again and
-ends found dead)."""
+counts as a no-op (`agent.late_effect_ms`; without it, and without waiting for the click's own
+timer in its settle, `agent.pending_timers`, Search is clicked again and again and ends found
+dead)."""
 
 from __future__ import annotations
 
@@ -63,8 +64,20 @@ def test_a_plan_of_one_word_descriptions_is_carried_out(tmp_path: Path, percepti
 
 @pytest.mark.browser
 def test_without_looking_again_the_late_results_make_search_look_dead(tmp_path: Path) -> None:
-    result = run_experiment(tmp_path, [*ARGS, "perception=none", "agent.late_effect_ms=0"])
+    # (nor waiting for the click's own timer: agents/pending_timers.py, below)
+    result = run_experiment(tmp_path, [*ARGS, "perception=none", "agent.late_effect_ms=0",
+                                       "agent.pending_timers=false"])
     assert not result.episodes.success.any()
     steps = _steps(result.run_dir)
     search = steps[steps.subgoal_target == "Search"]
     assert (search.error_type == "no_effect").sum() >= 2 and not search.effective.any()
+
+
+@pytest.mark.browser
+def test_the_clicks_own_timer_is_waited_for_in_its_settle(tmp_path: Path) -> None:
+    # without looking again, the settle itself waits for the timer the click set
+    result = run_experiment(tmp_path, [*ARGS, "perception=none", "agent.late_effect_ms=0"])
+    assert result.episodes.success.all()
+    steps = _steps(result.run_dir)
+    search = steps[steps.subgoal_target == "Search"]
+    assert len(search) == 2 and search.effective.all() and (search.timers_ms > 0).all()
