@@ -37,7 +37,7 @@ change by itself (`foreign`); a window in which only such changes happened is a 
 well. When the action changed nothing and the agent looks again later for a late effect, the
 window is judged with what changed since its verdict: vetoed when it was vetoed, or held nothing,
 and since then only other timers or elements known to change by themselves changed the page
-(`late`; without ambient_timers every change since is of unknown origin, and credited).
+(`late`; without ambient_timers the window is judged again as the first time).
 
 Not seen: an effect that lands only on an ambient element (a live region that also ticks); an
 ambient element slower than the probe and the agent's pauses (a carousel turning every 5 s is
@@ -68,7 +68,7 @@ AMBIENT_JS = r"""
   const state = { acting: false, counting: false, stretch: new Map(), ambient: new WeakSet(),
                   restless: new WeakSet(), touched: new Set(), suspects: [], scroll: [0, 0],
                   idleBefore: 0, markText: null, win: 0, foreign: new Set(), late: new Set(),
-                  lateForeign: new Set() };
+                  lateForeign: new Set(), timed: false };
   // With agents/ambient_timers.py: the window (its number; -1 the agent idle) in which the timer
   // whose callback is running now was set. null: no such callback is running (an event handler,
   // a promise, a network response: the window's, as without that mechanism).
@@ -165,12 +165,12 @@ AMBIENT_JS = r"""
     // the mark.
     late() {
       file(observer.takeRecords());
-      return { own: state.late.size, foreign: state.lateForeign.size,
+      return { own: state.late.size, foreign: state.lateForeign.size, timed: state.timed,
                scrolled: state.scroll[0] !== scrollX || state.scroll[1] !== scrollY };
     },
     // For agents/ambient_timers.py: the window a timer set now belongs to, and a timer's
     // callback run as that window's (what it changed is filed under it, queued changes before).
-    origin() { return cause !== null ? cause : state.acting ? state.win : -1; },
+    origin() { state.timed = true; return cause !== null ? cause : state.acting ? state.win : -1; },
     run(origin, fn, self, args) {
       const outer = cause;
       file(observer.takeRecords());
@@ -304,7 +304,10 @@ class Watch:
         if window is None or not evidence or not set(evidence.split(",")) <= TEXT_ONLY:
             return False
         if again:
-            return await self._late_vetoes(page, window)
+            late = await self._late_vetoes(page, window)
+            if late is not None:
+                return late
+            # (the page's timers unknown: the window is judged again as the first time)
         if not window.candidate:
             return False
         if window.restless == 0:
@@ -317,18 +320,21 @@ class Watch:
         finally:
             self.probe_ms = round((time.perf_counter() - t0) * 1000, 1)
 
-    async def _late_vetoes(self, page: Page, window: Window) -> bool:
-        """Nothing of the action's own changed since the window's verdict (with ambient_timers:
-        only timers set before the action did; without it every change is of unknown origin, so
-        any change is credited), and the window was vetoed, or nothing changed in it and other
-        timers changed the page since: what the agent sees late is the page's own."""
+    async def _late_vetoes(self, page: Page, window: Window) -> bool | None:
+        """With ambient_timers: nothing of the action's own changed since the window's verdict
+        (only timers set before the action, or elements known to change by themselves), and the
+        window was vetoed, or nothing changed in it and other timers changed the page since:
+        what the agent sees late is the page's own. None when the page's timers are not known
+        (no timer was set through the wrappers, or ambient_timers is off)."""
         if window.scrolled or not (window.candidate or window.changed == 0):
             return False
         try:
             got = await page.evaluate(LATE_JS)
         except PlaywrightError:
             return False
-        if not got or got["scrolled"] or got["own"]:
+        if not got or not got["timed"]:
+            return None
+        if got["scrolled"] or got["own"]:
             return False
         return window.candidate or got["foreign"] > 0
 
