@@ -26,7 +26,6 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, Field
 
 from agents.fingerprint import Fingerprint
@@ -72,7 +71,7 @@ class PendingTimers(Mechanism):
         t0 = time.perf_counter()
         try:
             await page.wait_for_function(NONE_PENDING_JS, timeout=self.max_ms, polling=20)
-        except (PlaywrightTimeoutError, PlaywrightError):
+        except PlaywrightError:  # (a timeout is one)
             pass  # still pending at the cap, or the page navigated: settle on what is there
         self.waiting = True
         try:
