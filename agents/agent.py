@@ -28,6 +28,12 @@ from tasks.trace import StepRecord
 __all__ = ["AgentConfig", "GroundingAgent", "Outcome"]
 
 
+def one_script(scripts: Sequence[str]) -> str:
+    """Init scripts as one, for one round trip: each in order and on its own (one that throws
+    leaves the next to run, as separate scripts would)."""
+    return "\n".join(f"try {{\n{js}\n}} catch (e) {{}}" for js in scripts)
+
+
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 2)
 
@@ -60,7 +66,9 @@ class GroundingAgent:
                           mechanisms=build_mechanisms(cfg), settle=lambda also=(): self._settle(episode, also),
                           action_timeout_ms=cfg.action_timeout_ms, hover_intent_ms=cfg.hover_intent_ms,
                           late_effect_ms=cfg.late_effect_ms)
-        await page.context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
+        scripts = [fingerprint.MUTATION_COUNTER_JS,
+                   *(js for m in episode.mechanisms if (js := m.init_script()) is not None)]
+        await page.context.add_init_script(script=one_script(scripts))
         for m in episode.mechanisms:
             await m.start(episode)
         self.settler.watch(page)

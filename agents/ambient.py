@@ -56,7 +56,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import BaseModel, Field
 
-from agents.pipeline import Episode, Mechanism, Step
+from agents.pipeline import Mechanism, Step
 from agents.settle import Read
 
 # Installed before any page script. `acting`: the action's window (mark to verdict); `stretch`:
@@ -248,9 +248,6 @@ class Watch:
         self.acting = False  # between mark and verdict
         self.judged = False  # the window's effect was judged once (a second look waits for a late one)
 
-    async def install(self, page: Page) -> None:
-        await page.context.add_init_script(script=AMBIENT_JS)
-
     async def mark(self, page: Page, read: Read | None = None) -> None:
         """The action starts now: what changes from here until `verdict` is its window. `read`:
         MARK_JS already ran (with the other mechanisms' reads before an action)."""
@@ -350,8 +347,8 @@ class Ambient(Mechanism):
     def __init__(self, probe_ms: int) -> None:
         self.watch = Watch(probe_ms)
 
-    async def start(self, episode: Episode) -> None:
-        await self.watch.install(episode.page)
+    def init_script(self) -> str | None:
+        return AMBIENT_JS
 
     def settle_read(self) -> tuple[str, Any] | None:
         return self.watch.settle_read()

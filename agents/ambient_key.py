@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from agents.pipeline import Episode, Mechanism
+from agents.pipeline import Mechanism
 
 KEY_AMBIENT_JS = "Object.defineProperty(window, '__gbKeyAmbient', { value: true });"
 
@@ -36,5 +36,5 @@ class AmbientKeyConfig(BaseModel):
 class AmbientKey(Mechanism):
     name = "ambient_key"
 
-    async def start(self, episode: Episode) -> None:
-        await episode.page.context.add_init_script(script=KEY_AMBIENT_JS)
+    def init_script(self) -> str | None:
+        return KEY_AMBIENT_JS

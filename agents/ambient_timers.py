@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from agents.pipeline import Episode, Mechanism
+from agents.pipeline import Mechanism
 
 AMBIENT_TIMERS_JS = r"""
 (() => {
@@ -75,5 +75,5 @@ class AmbientTimersConfig(BaseModel):
 class AmbientTimers(Mechanism):
     name = "ambient_timers"
 
-    async def start(self, episode: Episode) -> None:
-        await episode.page.context.add_init_script(script=AMBIENT_TIMERS_JS)
+    def init_script(self) -> str | None:
+        return AMBIENT_TIMERS_JS

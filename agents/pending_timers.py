@@ -51,10 +51,11 @@ class PendingTimers(Mechanism):
         self.waiting = False  # the settle after the wait is under way (its hooks run again)
         self.waited_ms = 0.0
 
+    def init_script(self) -> str | None:
+        return f"Object.defineProperty(window, '__gbPendingLimit', {{ value: {self.limit_ms} }});"
+
     async def start(self, episode: Episode) -> None:
         self.episode = episode
-        await episode.page.context.add_init_script(
-            script=f"Object.defineProperty(window, '__gbPendingLimit', {{ value: {self.limit_ms} }});")
 
     def settle_read(self) -> tuple[str, Any] | None:
         return None if self.waiting else (PENDING_JS, None)

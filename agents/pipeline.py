@@ -151,6 +151,12 @@ class Mechanism:
     opens_by: str = "hover"
 
     # ---- episode -----------------------------------------------------------------------------
+    def init_script(self) -> str | None:
+        """JS every document of the episode runs before its own scripts (an IIFE or a
+        statement). The agent adds all the mechanisms' scripts to the context in one call, in
+        the mechanisms' order, each on its own: one that throws does not stop the others."""
+        return None
+
     async def start(self, episode: Episode) -> None:
         """Before the start page loads: install into the page or its context."""
 

@@ -18,7 +18,7 @@ from playwright.async_api import Page, async_playwright
 
 from agents import fingerprint, validator
 from agents.actions import Click
-from agents.ambient import Watch
+from agents.ambient import AMBIENT_JS, Watch
 from agents.ambient_key import KEY_AMBIENT_JS
 from harness.browser import BrowserSettings, launch
 
@@ -81,7 +81,7 @@ async def opened(body: str, watched: bool = True, key: bool = False) -> AsyncIte
         page = await context.new_page()
         watch = Watch(300) if watched else None
         if watch is not None:
-            await watch.install(page)
+            await page.context.add_init_script(script=AMBIENT_JS)
         if key:
             await context.add_init_script(script=KEY_AMBIENT_JS)
         await page.route(URL, lambda route: route.fulfill(body=body, content_type="text/html"))

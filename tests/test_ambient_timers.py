@@ -21,7 +21,7 @@ from playwright.async_api import Page, async_playwright
 
 from agents import fingerprint, validator
 from agents.actions import Click
-from agents.ambient import Watch
+from agents.ambient import AMBIENT_JS, Watch
 from agents.ambient_timers import AMBIENT_TIMERS_JS
 from harness.browser import BrowserSettings, launch
 from harness.runner import RunResult
@@ -48,7 +48,7 @@ async def opened(timers: bool) -> AsyncIterator[tuple[Page, Watch]]:
         await context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
         page = await context.new_page()
         watch = Watch(300)
-        await watch.install(page)
+        await page.context.add_init_script(script=AMBIENT_JS)
         if timers:
             await context.add_init_script(script=AMBIENT_TIMERS_JS)
         await page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))

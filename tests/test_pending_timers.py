@@ -16,7 +16,7 @@ import pytest
 from conftest import run_experiment
 from playwright.async_api import async_playwright
 
-from agents.ambient import Watch
+from agents.ambient import AMBIENT_JS, Watch
 from agents.ambient_timers import AMBIENT_TIMERS_JS
 from agents.pending_timers import PENDING_JS
 from harness.browser import BrowserSettings, launch
@@ -48,7 +48,7 @@ async def pending_after(clicks: list[str], wait_ms: int = 0) -> int:
         context = await browser.new_context()
         page = await context.new_page()
         watch = Watch(300)
-        await watch.install(page)
+        await page.context.add_init_script(script=AMBIENT_JS)
         await context.add_init_script(script=AMBIENT_TIMERS_JS)
         await context.add_init_script(script=LIMIT)
         await page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
