@@ -68,11 +68,20 @@ AMBIENT_JS = r"""
   const state = { acting: false, counting: false, stretch: new Map(), ambient: new WeakSet(),
                   restless: new WeakSet(), touched: new Set(), suspects: [], scroll: [0, 0],
                   idleBefore: 0, markText: null, win: 0, foreign: new Set(), late: new Set(),
-                  lateForeign: new Set(), timed: false };
+                  lateForeign: new Set(), timed: false, chains: new Set(), verdictAt: -1e9 };
   // With agents/ambient_timers.py: the window (its number; -1 the agent idle) in which the timer
   // whose callback is running now was set. null: no such callback is running (an event handler,
   // a promise, a network response: the window's, as without that mechanism).
   let cause = null;
+  // ...and the chain that callback belongs to: a timer set inside a timer's callback continues
+  // its chain, a setInterval is one chain. A chain whose runs have changed nothing (`quiet`) is
+  // a drawer, a loop that draws the page's state when it changed (the page's render loop),
+  // until it changes the page by itself (`noisy`: a second change after one mark while the agent
+  // is idle, or one long after the verdict): what a drawer changes in an action's window, or in
+  // its first changing run within DRAW_MS of the verdict, is the action's.
+  let loop = null;
+  const DRAW_MS = 500;
+  const later = window.setTimeout.bind(window);  // the agent's own waits: not the page's timers
   // The element a change happened to (a shadow root's changes: its host's, at its top level).
   const elementOf = (node) => !node ? null : node.nodeType === 1 ? node : node.nodeType === 11 ? node.host
     : node.parentElement || (node.parentNode && node.parentNode.host) || null;
@@ -87,7 +96,7 @@ AMBIENT_JS = r"""
       const foreign = state.acting && cause !== null && cause !== state.win;
       if (state.acting && !foreign) { state.touched.add(el); continue; }
       if (!state.counting) continue;  // the document is still starting up
-      if (foreign) state.foreign.add(el);
+      if (foreign) { state.foreign.add(el); if (loop) state.chains.add(loop); }
       const n = (state.stretch.get(el) || 0) + 1;
       state.stretch.set(el, n);
       state.restless.add(el);
@@ -98,6 +107,7 @@ AMBIENT_JS = r"""
       if (!state.acting) {
         const own = (cause === null || cause === state.win) && !state.ambient.has(el);
         (own ? state.late : state.lateForeign).add(el);
+        if (!own && loop && cause !== state.win) state.chains.add(loop);
       }
     }
   };
@@ -126,6 +136,7 @@ AMBIENT_JS = r"""
       state.foreign = new Set();
       state.late = new Set();
       state.lateForeign = new Set();
+      state.chains = new Set();
       state.scroll = [scrollX, scrollY];
     },
     settled() {
@@ -155,6 +166,7 @@ AMBIENT_JS = r"""
       state.late = new Set();
       state.lateForeign = new Set();
       state.stretch = new Map();
+      state.verdictAt = performance.now();
       state.suspects = suspects;
       for (const el of touched) state.restless.add(el);  // a suspect if it changes in a later window
       return { acting, changed: touched.length, other, restless: suspects.length, scrolled,
@@ -171,12 +183,48 @@ AMBIENT_JS = r"""
     // For agents/ambient_timers.py: the window a timer set now belongs to, and a timer's
     // callback run as that window's (what it changed is filed under it, queued changes before).
     origin() { state.timed = true; return cause !== null ? cause : state.acting ? state.win : -1; },
-    run(origin, fn, self, args) {
-      const outer = cause;
+    // ...the chain a timer set now continues, or a new one.
+    chain() { return loop || { quiet: 0, noisy: false, drew: 0 }; },
+    run(origin, chain, fn, self, args) {
+      const outer = cause, outerLoop = loop;
       file(observer.takeRecords());
       cause = origin;
+      loop = chain;
       try { return fn.apply(self, args); }
-      finally { file(observer.takeRecords()); cause = outer; }
+      finally {
+        const records = observer.takeRecords();
+        if (!records.length) chain.quiet += 1;
+        else {
+          const first = chain.drew !== state.win;  // its first changing run since the mark
+          chain.drew = state.win;
+          const soon = state.acting || performance.now() - state.verdictAt <= DRAW_MS;
+          if (chain.quiet > 0 && !chain.noisy && (state.acting || (first && soon && state.win > 0))) {
+            cause = state.win;
+          } else if (state.counting && !state.acting && (!first || !soon)) chain.noisy = true;
+        }
+        file(records);
+        cause = outer;
+        loop = outerLoop;
+      }
+    },
+    // Whether the timer chains that changed the page as not the action's since the mark are all
+    // drawers (below), waiting up to `ms` for one not yet known to run again: a drawer's next
+    // run changes nothing, a ticker's changes the page again.
+    drawn(ms) {
+      const chains = [...state.chains];
+      const t0 = performance.now();
+      const drawer = (c) => c.quiet > 0 && !c.noisy;
+      if (!chains.length) return Promise.resolve(false);
+      return new Promise((resolve) => {
+        const look = () => {
+          file(observer.takeRecords());
+          if (chains.some((c) => c.noisy)) resolve(false);
+          else if (chains.every(drawer)) resolve(true);
+          else if (performance.now() - t0 >= ms) resolve(false);
+          else later(look, 20);
+        };
+        look();
+      });
     },
     // For the gating key (agents/ambient_key.py): what is known to change by itself, after
     // filing what is queued.
@@ -193,7 +241,7 @@ AMBIENT_JS = r"""
             resolve(true);
           }
           else if (performance.now() - t0 >= ms) resolve(false);
-          else setTimeout(look, 20);
+          else later(look, 20);
         };
         look();
       });
@@ -207,6 +255,7 @@ SETTLED_JS = "() => window.__gbAmbient && window.__gbAmbient.settled()"
 PROBE_JS = "(ms) => window.__gbAmbient ? window.__gbAmbient.probe(ms) : false"
 VERDICT_JS = "() => window.__gbAmbient ? window.__gbAmbient.verdict() : null"
 LATE_JS = "() => window.__gbAmbient ? window.__gbAmbient.late() : null"
+DRAWN_JS = "(ms) => window.__gbAmbient && window.__gbAmbient.drawn ? window.__gbAmbient.drawn(ms) : false"
 
 # The only evidence a page's own changes can produce on their own (see agents/validator.py).
 TEXT_ONLY = frozenset({"text", "changes"})
@@ -307,6 +356,8 @@ class Watch:
             # (the page's timers unknown: the window is judged again as the first time)
         if not window.candidate:
             return False
+        if window.changed == 0 and window.foreign > 0 and await self._drawn(page):
+            return False  # what the page's render loop drew for the action
         if window.restless == 0:
             return True
         t0 = time.perf_counter()
@@ -319,10 +370,13 @@ class Watch:
 
     async def _late_vetoes(self, page: Page, window: Window) -> bool | None:
         """With ambient_timers: nothing of the action's own changed since the window's verdict
-        (only timers set before the action, or elements known to change by themselves), and the
-        window was vetoed, or nothing changed in it and other timers changed the page since:
-        what the agent sees late is the page's own. None when the page's timers are not known
-        (no timer was set through the wrappers, or ambient_timers is off)."""
+        (only timers set before the action, or elements known to change by themselves), nothing
+        changed in the window, and other timers changed the page since: what the agent sees late
+        is the page's own, unless those timers are the page's render loops (`_drawn`). None when
+        the window itself changed (what the agent sees late is that change, made after the
+        settle's read: the window is judged as the first time, its suspects probed), or when the
+        page's timers are not known (no timer was set through the wrappers, or ambient_timers is
+        off)."""
         if window.scrolled or not (window.candidate or window.changed == 0):
             return False
         try:
@@ -333,7 +387,24 @@ class Watch:
             return None
         if got["scrolled"] or got["own"]:
             return False
+        if (got["foreign"] > 0 or window.foreign > 0) and await self._drawn(page):
+            return False
+        if window.changed > 0:
+            return None  # what is seen late is the window's own change, drawn after the settle's read
         return window.candidate or got["foreign"] > 0
+
+    async def _drawn(self, page: Page) -> bool:
+        """Whether the timers that changed the page since the mark, as not the action's, are all
+        the page's render loops, which draw its state when something changed it: a loop whose
+        runs changed nothing before, or whose next run (waited for up to `probe_limit_ms`, the
+        wait added to `probe_ms`) changes nothing (a ticker's changes the page again)."""
+        t0 = time.perf_counter()
+        try:
+            return bool(await page.evaluate(DRAWN_JS, self.probe_limit_ms))
+        except PlaywrightError:
+            return False
+        finally:
+            self.probe_ms += round((time.perf_counter() - t0) * 1000, 1)
 
 
 class AmbientConfig(BaseModel):

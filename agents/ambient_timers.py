@@ -39,7 +39,8 @@ AMBIENT_TIMERS_JS = r"""
   if (!A || !A.origin) return;
   const wrap = (fn, origin, done) => {
     if (typeof fn !== "function") return fn;  // a string of code: left as it is
-    return function (...args) { if (done) done(); return A.run(origin, fn, this, args); };
+    const chain = A.chain();
+    return function (...args) { if (done) done(); return A.run(origin, chain, fn, this, args); };
   };
   const timeout = window.setTimeout, interval = window.setInterval, frame = window.requestAnimationFrame;
   const clear = window.clearTimeout;
