@@ -360,13 +360,7 @@ class Watch:
             return False  # what the page's render loop drew for the action
         if window.restless == 0:
             return True
-        t0 = time.perf_counter()
-        try:
-            return bool(await page.evaluate(PROBE_JS, self.probe_limit_ms))
-        except PlaywrightError:
-            return False
-        finally:
-            self.probe_ms = round((time.perf_counter() - t0) * 1000, 1)
+        return await self._probe(page, PROBE_JS)
 
     async def _late_vetoes(self, page: Page, window: Window) -> bool | None:
         """With ambient_timers: nothing of the action's own changed since the window's verdict
@@ -398,9 +392,13 @@ class Watch:
         the page's render loops, which draw its state when something changed it: a loop whose
         runs changed nothing before, or whose next run (waited for up to `probe_limit_ms`, the
         wait added to `probe_ms`) changes nothing (a ticker's changes the page again)."""
+        return await self._probe(page, DRAWN_JS)
+
+    async def _probe(self, page: Page, js: str) -> bool:
+        """A wait in the page of at most `probe_limit_ms` (`js` takes it), added to `probe_ms`."""
         t0 = time.perf_counter()
         try:
-            return bool(await page.evaluate(DRAWN_JS, self.probe_limit_ms))
+            return bool(await page.evaluate(js, self.probe_limit_ms))
         except PlaywrightError:
             return False
         finally:
