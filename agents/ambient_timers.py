@@ -21,11 +21,17 @@ effect as before, without a probe.
 The same wrappers keep, for agents/pending_timers.py (when it is on: it sets the limit), the
 timeouts an action's window set that have not fired yet (`window.__gbPendingTimers()`).
 
+A timer's callback also runs as part of its chain (a `setInterval`, or a `setTimeout` or
+animation-frame loop re-arming itself): a chain whose runs changed nothing is the page's render
+loop, a drawer, and what it changes in an action's window, or first after its verdict, is the
+action's (agents/ambient.py, "drawers"): a page that draws its state from its own loop is not
+taken for a ticker.
+
 Not seen (the window's, as without this mechanism): changes made in promise continuations,
-network callbacks, message-channel tasks and event handlers, whatever started them. Wrongly
-vetoed: an effect that only a loop the page started before the action draws (a polling loop that
-renders what a click set, no change in the click's own handler). Needs `ambient`. Cost: a wrapper
-per timer callback (two `takeRecords` calls around it)."""
+network callbacks, message-channel tasks and event handlers, whatever started them. Taken for a
+drawer until it changes the page while the agent is idle: a loop that checks often and changes
+rarely (a clock polling the time). Needs `ambient`. Cost: a wrapper per timer callback (two
+`takeRecords` calls around it)."""
 
 from __future__ import annotations
 
