@@ -21,7 +21,7 @@ from agents.perception.base import VisionBackend
 from agents.pipeline import Episode, Step
 from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
 from agents.settle import Read, Settler
-from agents.worker.base import PlanFollower, Worker, WorkerReply
+from agents.worker.base import Choice, PlanFollower, Worker, WorkerReply
 from tasks.schema import TARGETED_ACTIONS, Subgoal
 from tasks.trace import StepRecord
 
@@ -184,7 +184,13 @@ class GroundingAgent:
             return 1
         if choice.reply is None or (choice.mark is None and choice.reply.point is None):
             return await self._no_target(step)
-        mark = choice.mark
+        return await self._act_on(step, choice)
+
+    @staticmethod
+    async def _act_on(step: Step, choice: Choice) -> int:
+        """Act on the worker's choice of a mark (or point), recording what it chose."""
+        rec, mark = step.rec, choice.mark
+        assert choice.reply is not None
         if mark is not None:
             rec.mark_rank, rec.relevance = mark.number, mark.relevance
             rec.match_score, rec.target_role, rec.target_name = round(choice.score, 3), mark.role, mark.label
@@ -239,6 +245,18 @@ class GroundingAgent:
             await act.act_and_validate(step, mark, opener.reply)
             rec.effect = f"revealed: {rec.effect}" if rec.effect else "revealed"
             return 0
+        for m in step.episode.mechanisms:
+            more = await m.unlisted(step)
+            if not more:
+                continue
+            marks = perceive.rank(step, [*step.marks, *more])
+            choice = await choose.ask(step, step.subgoal, marks, record_error=False)
+            if choice.reply is not None and choice.mark is not None and choice.mark.ref in {m.ref for m in more}:
+                step.marks, step.choice = marks, choice
+                rec.error_type, rec.error = "", ""
+                advanced = await self._act_on(step, choice)
+                rec.effect = f"{m.name}: {rec.effect}".rstrip()
+                return advanced
         for m in step.episode.mechanisms:
             submenu = await m.opener(step)
             if submenu is not None:

@@ -22,6 +22,7 @@ from agents.coverage import Coverage, CoverageConfig
 from agents.dead_action_guard import DeadActionGuardConfig, DeadActionGuarding
 from agents.direct_navigation import DirectNavigating, DirectNavigationConfig
 from agents.enrichment import Enrichment, EnrichmentConfig
+from agents.folded import Folded, FoldedConfig
 from agents.freshness import Freshness, FreshnessConfig
 from agents.gating import Gating, GatingConfig
 from agents.hit_binding import HitBinding, HitBindingConfig
@@ -80,7 +81,7 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig, AmbientTimersConfig, PendingTimersConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
-                  InterruptionsConfig, SubmenusConfig, SectionsConfig, UndrawnConfig):
+                  InterruptionsConfig, SubmenusConfig, SectionsConfig, UndrawnConfig, FoldedConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -120,6 +121,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("undrawn", lambda c: Undrawn()),
     ("uncover", lambda c: Uncover()),
     ("interruptions", lambda c: Interruptions()),
+    ("folded", lambda c: Folded()),
     ("submenus", lambda c: Submenus()),
     ("sections", lambda c: Sections()),
     ("direct_navigation", lambda c: DirectNavigating()),

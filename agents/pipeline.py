@@ -262,6 +262,12 @@ class Mechanism:
     async def recover(self, step: Step, pipeline: Recovery) -> None:
         """After the worker chose: a second look when the choice is doubtful."""
 
+    async def unlisted(self, step: Step) -> list[Mark]:
+        """Nothing fits the subgoal: marks of the observation the listing left out (a plain
+        control the snapshot folded into its wrapper), numbered after the listing's; the worker
+        is asked again with them."""
+        return []
+
     async def opener(self, step: Step) -> Mark | None:
         """Nothing fits the subgoal: a mark of the listing whose opening (`opens_by`: hovering a
         closed submenu's item, clicking a closed section's header) may show the target; None when
