@@ -6,8 +6,8 @@ nothing in the listing then answers "Country or region dropdown showing United K
 wrapper is no control and no plain clickable (agents/observation.py, `Element.clickable`).
 
 When nothing fits a subgoal, the agent reads, in each frame (one evaluate per frame), where an
-element that is not a control starts a pointer cursor (its parent's cursor is another) or is a tab
-stop, with its box and text. A plain element of the observation with words of its own whose box
+element starts a pointer cursor (its parent's cursor is another) or is a tab stop, with its box
+and text. A plain element of the observation with words of its own whose box
 is that element's (they overlap by `FOLD_IOU`) and whose words it says is listed as a clickable
 too, the innermost of those with the same box; the worker is asked again with them, and a choice
 among them is acted on like any other (recorded as `effect` `folded: ...`). Cost: one evaluate per
@@ -24,19 +24,12 @@ from agents.observation import PLAIN_ROLES, Box
 from agents.pipeline import Mechanism, Step
 from tasks.text_match import words
 
-# Elements that are not controls (no control, role, onclick or contenteditable of their own or
-# above them) where the cursor turns to a pointer or a tab stop is: box and text each, in the
-# frame's viewport.
+# Where the cursor turns to a pointer or a tab stop is: box and text each, in the frame's viewport.
+# (Controls are among them; only plain elements of the observation are matched against them.)
 _STARTS_JS = """() => {
-  const CONTROL = 'a[href],button,input,select,textarea,summary,label,option,[onclick],' +
-    '[contenteditable]:not([contenteditable=false i]),' + ["button", "link", "checkbox", "radio",
-    "switch", "tab", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "combobox",
-    "listbox", "textbox", "searchbox", "slider", "spinbutton", "treeitem", "gridcell"]
-    .map((r) => `[role=${r}]`).join(",");
   const out = [];
   const cursor = (el) => el ? getComputedStyle(el).cursor : "";
   for (const el of document.querySelectorAll("body *")) {
-    if (el.closest(CONTROL)) continue;
     const pointer = cursor(el) === "pointer" && cursor(el.parentElement) !== "pointer";
     const stop = el.hasAttribute("tabindex") && el.tabIndex >= 0;
     if (!pointer && !stop) continue;

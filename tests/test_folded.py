@@ -43,8 +43,12 @@ def test_where_a_pointer_cursor_starts_or_a_tab_stop_is() -> None:
                 await browser.close()
 
     # the toggle and the div the cursor starts on (not its child, which inherits it), the tab
-    # stop; not the controls (a button, a link, a role), not what only a script focuses, not a dot
-    assert asyncio.run(run()) == ["Newest first", "inherits the cursor", "A tab stop"]
+    # stop; not what only a script focuses, not a dot (controls are there too: only plain
+    # elements of the observation are matched against them)
+    got = asyncio.run(run())
+    assert {"Newest first", "inherits the cursor", "A tab stop", "A button"} <= set(got)
+    assert not {"Script focus only", ""} & set(got)
+    assert got.count("inherits the cursor") == 1
 
 
 HERE = Path(__file__).parent / "language"

