@@ -10,25 +10,21 @@ longer credited and the episode is solved; switched off, it is not."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import run_experiment
-from playwright.async_api import Page, async_playwright
+from conftest import run_experiment, watched_page
+from playwright.async_api import Page
 
 from agents import fingerprint, validator
 from agents.actions import Click
-from agents.ambient import AMBIENT_JS, Watch
-from agents.ambient_timers import AMBIENT_TIMERS_JS
-from harness.browser import BrowserSettings, launch
+from agents.ambient import Watch
 from harness.runner import RunResult
 
 pytestmark = pytest.mark.browser
 
-URL = "http://timers.test/page.html"
 PAGE = """<!doctype html><html><body>
 <p>ACME <span id="px">10.00</span></p> <p id="msg"></p>
 <button id="dead">Set alert</button> <button id="save">Save</button> <button id="slow">Export</button>
@@ -40,24 +36,8 @@ document.getElementById("slow").onclick = () => setTimeout(() => { msg.textConte
 TICK = "(ms) => setTimeout(() => { document.getElementById('px').textContent = '10.50'; }, ms)"
 
 
-@asynccontextmanager
-async def opened(timers: bool) -> AsyncIterator[tuple[Page, Watch]]:
-    async with async_playwright() as pw:
-        browser = await launch(pw, BrowserSettings())
-        context = await browser.new_context()
-        await context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
-        page = await context.new_page()
-        watch = Watch(300)
-        await page.context.add_init_script(script=AMBIENT_JS)
-        if timers:
-            await context.add_init_script(script=AMBIENT_TIMERS_JS)
-        await page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
-        await page.goto(URL)
-        await watch.settled(page)  # start-up is over
-        try:
-            yield page, watch
-        finally:
-            await browser.close()
+def opened(timers: bool) -> AbstractAsyncContextManager[tuple[Page, Watch]]:
+    return watched_page(PAGE, 300, timers)
 
 
 async def click(page: Page, watch: Watch, selector: str, tick_ms: int | None = None,

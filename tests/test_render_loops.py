@@ -9,24 +9,20 @@ the page's own change and clicked "+" again (tests/language/sites/lunchrun: 0/10
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import run_experiment
-from playwright.async_api import Page, async_playwright
+from conftest import run_experiment, watched_page
+from playwright.async_api import Page
 
 from agents import fingerprint, validator
 from agents.actions import Click
-from agents.ambient import AMBIENT_JS, Watch
-from agents.ambient_timers import AMBIENT_TIMERS_JS
-from harness.browser import BrowserSettings, launch
+from agents.ambient import Watch
 
 pytestmark = pytest.mark.browser
 
-URL = "http://loops.test/page.html"
 # `first_ms`: when the loop first runs; then every `every_ms`, drawing only what differs. `#tick`
 # starts a ticker that changes the price on every run, from the next one on.
 PAGE = """<!doctype html><html><body>
@@ -45,25 +41,8 @@ TICKER = """(ms) => { let p = 10; setInterval(() => {
   p += 0.5; document.getElementById('px').textContent = p.toFixed(2); }, ms); }"""
 
 
-@asynccontextmanager
-async def opened(first_ms: int, every_ms: int, timers: bool = True) -> AsyncIterator[tuple[Page, Watch]]:
-    body = PAGE.replace("FIRST", str(first_ms)).replace("EVERY", str(every_ms))
-    async with async_playwright() as pw:
-        browser = await launch(pw, BrowserSettings())
-        context = await browser.new_context()
-        await context.add_init_script(script=fingerprint.MUTATION_COUNTER_JS)
-        await context.add_init_script(script=AMBIENT_JS)
-        if timers:
-            await context.add_init_script(script=AMBIENT_TIMERS_JS)
-        page = await context.new_page()
-        watch = Watch(400)
-        await page.route(URL, lambda route: route.fulfill(body=body, content_type="text/html"))
-        await page.goto(URL)
-        await watch.settled(page)  # start-up is over
-        try:
-            yield page, watch
-        finally:
-            await browser.close()
+def opened(first_ms: int, every_ms: int) -> AbstractAsyncContextManager[tuple[Page, Watch]]:
+    return watched_page(PAGE.replace("FIRST", str(first_ms)).replace("EVERY", str(every_ms)), 400, True)
 
 
 async def click(page: Page, watch: Watch, selector: str, late_ms: int = 400) -> tuple[bool, str]:
