@@ -251,7 +251,7 @@ class GroundingAgent:
                 continue
             marks = perceive.rank(step, [*step.marks, *more])
             choice = await choose.ask(step, step.subgoal, marks, record_error=False)
-            if choice.reply is not None and choice.mark is not None and choice.mark.ref in {m.ref for m in more}:
+            if choice.reply is not None and choice.mark is not None and choice.mark.ref in {x.ref for x in more}:
                 step.marks, step.choice = marks, choice
                 rec.error_type, rec.error = "", ""
                 advanced = await self._act_on(step, choice)

@@ -34,10 +34,13 @@ shadow root is seen as the widget's.
 With agents/ambient_timers.py the page also says who made a change: a change made in the window
 by a timer set before it (the page's own, or an earlier action's) is not the window's but a
 change by itself (`foreign`); a window in which only such changes happened is a candidate as
-well. When the action changed nothing and the agent looks again later for a late effect, the
-window is judged with what changed since its verdict: vetoed when it was vetoed, or held nothing,
-and since then only other timers or elements known to change by themselves changed the page
-(`late`; without ambient_timers the window is judged again as the first time).
+well. A timer chain whose runs changed nothing is the page's render loop, a *drawer*: what it
+changes in the window, or first within `DRAW_MS` of the verdict, is the action's; one not yet seen
+quiet is watched for its next run before its change is vetoed (`drawn`). When the action changed
+nothing in the window and the agent looks again later for a late effect, what changed since the
+verdict is judged: only other timers (not drawers) or elements known to change by themselves is
+no late effect (`late`); a window that itself changed is judged as the first time (without
+ambient_timers, every second look is).
 
 Not seen: an effect that lands only on an ambient element (a live region that also ticks); an
 ambient element slower than the probe and the agent's pauses (a carousel turning every 5 s is
