@@ -19,7 +19,7 @@ import asyncio
 
 from pydantic import BaseModel
 
-from agents.marks import Mark, element_mark, iou
+from agents.marks import Mark, Placed, element_mark, iou
 from agents.observation import PLAIN_ROLES, Box
 from agents.pipeline import Mechanism, Step
 from tasks.text_match import words
@@ -60,7 +60,7 @@ class Folded(Mechanism):
         if not starts:
             return []
         listed = {m.ref for m in step.marks if m.ref is not None}
-        folds = {}  # the start's index: the innermost plain element folded onto it
+        folds: dict[int, Placed] = {}  # the start's index: the innermost plain element folded onto it
         for placed in step.placed:
             el = placed.element
             if el.target or el.role not in PLAIN_ROLES or el.box is None or el.ref in listed:
@@ -70,6 +70,8 @@ class Folded(Mechanism):
                 if said and said <= text and iou(el.box, box) >= FOLD_IOU and (
                         i not in folds or folds[i].element.depth < el.depth):
                     folds[i] = placed
+        # (one element may be the fold of two starts of one box: a tab stop around a pointer)
+        unique = {placed.element.ref: placed for placed in folds.values()}
         number = max((m.number for m in step.marks), default=0)
         return [element_mark(number + n, placed, 1.0, "dom", step.obs.id)
-                for n, placed in enumerate(folds.values(), 1)]
+                for n, placed in enumerate(unique.values(), 1)]
