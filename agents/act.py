@@ -88,12 +88,15 @@ async def resolve(step: Step, reply: WorkerReply, mark: Mark | None,
         element = step.episode.refs.resolve(mark.ref, mark.observation_id)  # StaleRefError if carried over
         rec.route = step.geometry.route_of(element)
         rec.actionable = await _actionable(step, mark)
-        if reply.action in ("click", "expand") and element.role in TICKED and await _through_label(step, mark):
+        moved = await _through_label(step, mark, element.frame == "") \
+            if reply.action in ("click", "expand") and element.role in TICKED else None
+        if moved is not None:
             # drawn by its label (a radio card, a styled tick box): clicked where it is drawn
             placed = step.geometry.place(element)
             if placed is not None:
                 rec.route = "point"
-                return _targeted(reply, {"point": placed.center}, to)
+                x, y = placed.center
+                return _targeted(reply, {"point": (x - moved[0], y - moved[1])}, to)
         return _targeted(reply, {"ref": mark.ref, "observation_id": mark.observation_id}, to)
     if mark is not None:
         x, y = mark.box.center
@@ -229,21 +232,29 @@ TICKED = frozenset({"checkbox", "radio", "switch"})
 
 # Whether what is on top at an element's centre lies in one of its own labels. A click there is
 # the label's, which the browser forwards to the control; Playwright's click on the control itself
-# waits for the control to be on top, which it never is.
+# waits for the control to be on top, which it never is. Out of view nothing is on top of it: a
+# labelled element of the top document (`scroll`) is scrolled into view first, and the answer is
+# how far the page moved ([dx, dy]; null when the label does not draw it).
 _THROUGH_LABEL_JS = """
-(el) => {
+(el, scroll) => {
+  const r = el.getBoundingClientRect(), x0 = window.scrollX, y0 = window.scrollY;
+  const away = r.bottom < 0 || r.top > window.innerHeight || r.right < 0 || r.left > window.innerWidth;
+  if (away && scroll && (el.labels || []).length) el.scrollIntoView({block: "center", inline: "nearest"});
   const hit = (CENTRE_HIT)(el);
-  return !!hit && hit !== el && !el.contains(hit) && [...(el.labels || [])].some((l) => l.contains(hit));
+  const drawn = !!hit && hit !== el && !el.contains(hit) && [...(el.labels || [])].some((l) => l.contains(hit));
+  return drawn ? [window.scrollX - x0, window.scrollY - y0] : null;
 }
 """.replace("CENTRE_HIT", CENTRE_HIT_JS)
 
 
-async def _through_label(step: Step, mark: Mark) -> bool:
-    """Whether the mark's element is drawn by its label (`_THROUGH_LABEL_JS`)."""
+async def _through_label(step: Step, mark: Mark, scroll: bool) -> tuple[float, float] | None:
+    """How far the page scrolled to bring the mark's element into view (`scroll`: it may, an
+    element of the top document) when it is drawn by its label (`_THROUGH_LABEL_JS`); else None."""
     try:
-        return bool(await step.episode.refs.evaluate(step.page, mark.ref, mark.observation_id, _THROUGH_LABEL_JS))
+        got = await step.episode.refs.evaluate(step.page, mark.ref, mark.observation_id, _THROUGH_LABEL_JS, scroll)
     except (PlaywrightError, StaleRefError):
-        return False
+        return None
+    return (float(got[0]), float(got[1])) if isinstance(got, list) and len(got) == 2 else None
 
 
 async def in_view(step: Step, mark: Mark) -> bool:

@@ -11,7 +11,8 @@ from pydantic import BaseModel
 
 from agents.marks import Mark
 from agents.pipeline import Mechanism, Recovery, Step
-from tasks.text_match import label_matches, words
+from agents.worker.fit import shows_label
+from tasks.text_match import words
 
 
 class CoverageConfig(BaseModel):
@@ -21,7 +22,7 @@ class CoverageConfig(BaseModel):
 
 def missing_label(marks: list[Mark], expected: str | None) -> bool:
     """True when no mark shows the expected label."""
-    return bool(expected) and not any(label_matches(expected or "", m.label) for m in marks)
+    return bool(expected) and not any(shows_label(expected or "", m) for m in marks)
 
 
 def only_longer_names(marks: list[Mark], expected: str | None) -> bool:

@@ -260,14 +260,19 @@ def _shown_label(ref: str, nodes: dict[str, dict], children: dict[str, list[str]
     """What a non-interactive element says: its name, or its text; when it shows neither, what its
     content says (Playwright leaves out a name its content repeats: a card's heading whose words
     are its link's, "heading [level=3]" over `link "Speckled Stoneware Mug"`). A link in it is read
-    as text (a title, a person's name), a control of any other kind is not."""
+    as text (a title, a person's name), a control of any other kind is not. A container's own
+    words beside a heading of its own (a card's price under its title and its blurb) are only
+    part of what it says: its elements' come first, the title leading."""
     node = nodes[ref]
-    label = node["name"] or node["text"] or " ".join(texts.get(ref, ()))
-    if label or depth == 0:
+    own = " ".join(texts.get(ref, ()))
+    label = node["name"] or node["text"] or own
+    kids = children.get(ref, ())
+    titled = label == own and any(nodes[c]["role"] == "heading" for c in kids)
+    if depth == 0 or node["name"] or (label and not titled):
         return label
-    parts = [part for c in children.get(ref, ()) if nodes[c]["role"] == "link" or nodes[c]["role"] not in INTERACTIVE_ROLES
+    parts = [part for c in kids if nodes[c]["role"] == "link" or nodes[c]["role"] not in INTERACTIVE_ROLES
              if (part := _shown_label(c, nodes, children, texts, depth - 1))]
-    return " ".join(parts[:3])
+    return " ".join([*parts[:3], own] if own else parts[:3])
 
 
 # Disclosure widgets. Playwright's aria snapshot calls a <summary> `generic` (it names it from its

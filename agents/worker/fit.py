@@ -91,6 +91,14 @@ def said(target: str) -> tuple[str, set[str]]:
     return _NEGATED.sub(" ", target), negated
 
 
+@cache
+def ruled_out(target: str) -> frozenset[str]:
+    """The words that name what the target is not ("the group tour, not the Private one":
+    private), beyond the kinds of control (`said`) and the words that say nothing."""
+    return frozenset(w for clause in _NEGATED.findall(target) for w in words(clause)
+                     if w not in STOP_WORDS and w not in ROLE_WORDS and w not in ("one", "ones"))
+
+
 def symbol_synonyms(desc: list[str], name_words: set[str], synonyms: bool = True, field: bool = False
                     ) -> tuple[set[str], set[str]]:
     """The description's words an icon shows by another name of the same UI symbol ("trash" shown
@@ -109,6 +117,35 @@ def symbol_synonyms(desc: list[str], name_words: set[str], synonyms: bool = True
 # The roles that take typed text, and the words that say a target is one.
 TEXT_FIELDS = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 FIELD_WORDS = frozenset({"field", "input", "textbox", "textarea"})
+
+
+# A field's name that only hints at what goes in it (the placeholder or the value Playwright
+# shows when no label names the field): an example ("e.g. Alex Morgan", "For example: 221B Baker
+# Street", "you@example.com"), an instruction left unfinished ("Start typing…", "Search…"), or a
+# number (a quantity's value). Its words may still fit a description; they never contradict one,
+# and what stands beside the field weighs as a name would.
+_HINT = re.compile(r"^\s*(?:e\.?\s?g\.?|for example|for instance|such as|ex\.)\W"
+                   r"|^\s*[^\s@]+@[^\s@]+\.[a-z]{2,}\s*$|(?:…|\.\.\.)\s*$|^\s*[-+]?[\d.,]+\s*$", re.IGNORECASE)
+
+
+def names_by_hint(mark: Mark) -> bool:
+    """A text field whose name only hints at its content (`_HINT`): it has no name of its own."""
+    return mark.role in TEXT_FIELDS and bool(_HINT.search(mark.label))
+
+
+# Choices named by their label's whole content: a radio card or a tick box whose label holds a
+# title and a line that explains it ("Original payment method" over "Visa ending 4242 · 3-5
+# working days"). The title leads the name; the name is no container that merely shows it.
+TITLED = frozenset({"radio", "checkbox", "switch", "menuitemradio", "menuitemcheckbox"})
+
+
+def shows_label(expected: str, mark: Mark) -> bool:
+    """The mark shows the expected visible label: as (most of) its name, or as the title that
+    leads the name of a choice (`TITLED`)."""
+    if label_matches(expected, mark.label):
+        return True
+    want = words(expected)
+    return mark.role in TITLED and bool(want) and words(mark.label)[:len(want)] == want
 
 
 def is_field(subgoal: Subgoal, mark: Mark) -> bool:
@@ -173,7 +210,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         # (a select the page draws itself is often a button that opens a list box: it may be a
         # select's target by its name, though it does not count among a page's selects)
         return 0.0
-    if subgoal.label and not label_matches(subgoal.label, mark.label):
+    if subgoal.label and not shows_label(subgoal.label, mark):
         return 0.0
     exact = exact_name(subgoal)
     if exact is not None and words(exact) != words(mark.label):
@@ -188,6 +225,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         return 0.0  # the plan shows the picture and this mark does not show it
     desc = content_words(target)
     name_words = unjoined(set(words(mark.label)), desc)
+    hinted = names_by_hint(mark)
     # the word that says what kind of control is asked for ("the Billed yearly billing switch"),
     # in the name of a control of another kind ("Can I switch between monthly and yearly
     # billing?"), is a word of that name, not the description's
@@ -219,12 +257,16 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         # that a picture is named.
         counted = shown_count(mark.label, desc)
         s -= sum(1.0 for w in name_words if w not in explained and w not in STOP_WORDS and w not in counted
-                 and w not in naming and w not in ICON_WORDS and len(name_words) <= 4)
+                 and w not in naming and w not in ICON_WORDS and len(name_words) <= 4 and not hinted)
     # A control without a name of its own (a text box after a plain "Username" label) is known
     # by what stands beside it, so its context weighs as much as a name would.
-    s += (1.0 if not name_words else 0.5) * context_fit(desc, name_words, mark.context,
-                                                          says_more=not name_words,
-                                                          renames=field and synonyms)
+    nameless = not name_words or hinted
+    s += (1.0 if nameless else 0.5) * context_fit(desc, name_words, mark.context, says_more=nameless,
+                                                  renames=field and synonyms)
+    # a mark that says what the description rules out ("not the Private one") is less likely it
+    if (out := ruled_out(subgoal.target or "")):
+        shown = set(words(mark.label)).union(*(words(piece) for piece in mark.context))
+        s -= sum(1.0 for w in out if w in shown)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in kind_words(target)))
     if mark.role in DISTINCT_KINDS.get(head_word(target) or "", ()):
         s += KIND_WEIGHT  # the very kind of control the description names

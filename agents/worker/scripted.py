@@ -24,6 +24,7 @@ from agents.worker.fit import (
     names_symbol_exactly,
     said,
     score,
+    shows_label,
     state_holds,
 )
 from agents.worker.places import (
@@ -43,7 +44,6 @@ from tasks.text_match import (
     affixes,
     dismissing,
     has_affixes,
-    label_matches,
     ordinal,
     words,
 )
@@ -152,7 +152,7 @@ class ScriptedWorker:
             drawn_as = not mark.role and kind is not None and (
                 kind in words(mark.label) or bool(KIND_NAMES.get(kind, frozenset()) & set(words(mark.label))))
             if (excluded and among(mark.identity, excluded)) or (mark.role not in roles and not drawn_as) or (
-                    subgoal.label and not label_matches(subgoal.label, mark.label)) or (
+                    subgoal.label and not shows_label(subgoal.label, mark)) or (
                     (start or end) and not has_affixes(mark.label, start, end)):
                 continue
             if mark.ref is not None and mark.ref in seen:
