@@ -198,7 +198,14 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
         episode.late_effect_ms if isinstance(action, LATE) else 0
     if not effective and not rec.error_type and patience:
         waited = 0
-        while not effective and waited < patience:
+        # Nothing the page scheduled can change it during this look and the backoff after it: the
+        # page stays as it is (`step.still`), and neither wait is made.
+        step.still = not await episode.may_change(patience + episode.backoff_max_ms)
+        if step.still:
+            rec.waits_cut += 1
+        # (Else the look is made in full: its time is also the page's to wake up before the
+        # next try, as the backoff's is.)
+        while not effective and waited < patience and not step.still:
             await page.wait_for_timeout(100)
             waited += 100
             later = await fingerprint.take(page)

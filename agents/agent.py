@@ -65,7 +65,7 @@ class GroundingAgent:
         episode = Episode(page=page, brief=brief, worker=self.worker, backend=self.backend,
                           mechanisms=build_mechanisms(cfg), settle=lambda also=(): self._settle(episode, also),
                           action_timeout_ms=cfg.action_timeout_ms, hover_intent_ms=cfg.hover_intent_ms,
-                          late_effect_ms=cfg.late_effect_ms)
+                          late_effect_ms=cfg.late_effect_ms, backoff_max_ms=cfg.backoff_max_ms)
         scripts = [fingerprint.MUTATION_COUNTER_JS,
                    *(js for m in episode.mechanisms if (js := m.init_script()) is not None)]
         await page.context.add_init_script(script=one_script(scripts))
@@ -100,12 +100,16 @@ class GroundingAgent:
             # A step that changed nothing: an action without effect, or a look that found nothing
             # to act on and could not move the page to look further (a list still loading its
             # next rows). Either way the page is given time before the next try, so how long the
-            # agent waits for a slow page does not depend on how fast its own steps are.
+            # agent waits for a slow page does not depend on how fast its own steps are; not when
+            # the page had nothing scheduled that could change it meanwhile (agents/schedule.py).
             idle = rec.error_type == "no_effect" or (rec.error_type == "no_target" and not rec.action)
             no_ops = no_ops + 1 if idle else 0
             if no_ops and cfg.backoff_max_ms:
-                rec.backoff_ms = float(min(cfg.settle_ms * 2 ** (no_ops - 1), cfg.backoff_max_ms))
-                await page.wait_for_timeout(rec.backoff_ms)
+                if step.still:  # nothing the page scheduled could make it ready meanwhile
+                    rec.waits_cut += 1
+                else:
+                    rec.backoff_ms = float(min(cfg.settle_ms * 2 ** (no_ops - 1), cfg.backoff_max_ms))
+                    await page.wait_for_timeout(rec.backoff_ms)
             result = on_step(rec)
             if result is not None:
                 await result

@@ -27,7 +27,9 @@ field's value is an effect as before), the scroll position did not move, and eit
 When the window holds suspects and nothing new, they are probed: the agent waits up to
 `ambient_probe_ms` for each to change again with nobody acting. A clock or a counter does and the
 effect is vetoed; a quantity that two clicks in a row rewrote does not, and the effect stands (the
-wait, the whole `ambient_probe_ms` then, is the step's `ambient_probe_ms`). Shadow roots are
+wait, the whole `ambient_probe_ms` then, is the step's `ambient_probe_ms`). With
+agents/schedule.py a page that has nothing scheduled within the probe (no timer due, nothing in
+flight) cannot change a suspect by itself: the probe is not made, the effect stands. Shadow roots are
 observed as they are attached (the script wraps `attachShadow`), so a change inside a widget's
 shadow root is seen as the widget's.
 
@@ -52,6 +54,7 @@ the page."""
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +62,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from pydantic import BaseModel, Field
 
-from agents.pipeline import Mechanism, Step
+from agents.pipeline import Episode, Mechanism, Step
 from agents.settle import Read
 
 # Installed before any page script. `acting`: the action's window (mark to verdict); `stretch`:
@@ -297,6 +300,10 @@ class Watch:
         self.probe_limit_ms = probe_limit_ms
         self.window: Window | None = None
         self.probe_ms = 0.0
+        # (agents/schedule.py) whether the page may change by itself within so many ms; a probe
+        # of the suspects is cut when it cannot (`probe_cut`)
+        self.may_change: Callable[[float], Awaitable[bool]] | None = None
+        self.probe_cut = False
         self.acting = False  # between mark and verdict
         self.judged = False  # the window's effect was judged once (a second look waits for a late one)
 
@@ -347,7 +354,7 @@ class Watch:
         is the page's own change and not the action's (see the module's rules). Asked again
         for the same window (the agent waits for a late effect), the changes since the verdict
         are judged with it (`_late_vetoes`)."""
-        self.probe_ms = 0.0
+        self.probe_ms, self.probe_cut = 0.0, False
         window, again = self.window, self.judged
         self.judged = True
         if window is None or not evidence or not set(evidence.split(",")) <= TEXT_ONLY:
@@ -363,6 +370,9 @@ class Watch:
             return False  # what the page's render loop drew for the action
         if window.restless == 0:
             return True
+        if self.may_change is not None and not await self.may_change(self.probe_limit_ms):
+            self.probe_cut = True  # nothing the page scheduled can change a suspect again
+            return False
         return await self._probe(page, PROBE_JS)
 
     async def _late_vetoes(self, page: Page, window: Window) -> bool | None:
@@ -422,6 +432,9 @@ class Ambient(Mechanism):
     def init_script(self) -> str | None:
         return AMBIENT_JS
 
+    async def start(self, episode: Episode) -> None:
+        self.watch.may_change = episode.may_change
+
     def settle_read(self) -> tuple[str, Any] | None:
         return self.watch.settle_read()
 
@@ -440,4 +453,5 @@ class Ambient(Mechanism):
     async def vetoes(self, step: Step, evidence: str) -> bool:
         vetoed = await self.watch.vetoes(step.page, evidence)
         step.rec.ambient_probe_ms = self.watch.probe_ms
+        step.rec.waits_cut += self.watch.probe_cut
         return vetoed

@@ -2,7 +2,10 @@
 frame, so the next step perceives afresh instead of retrying; a target that stays dead after
 repeated attempts is dropped for the rest of the subgoal. "Repeated" means at least `limit`
 no-ops spread over at least `min_span_ms`: a control that ignores clicks until the page has
-finished starting up (hydration) is slow, not dead. A toggle whose state changed is an effect even
+finished starting up (hydration) is slow, not dead. With agents/schedule.py, the last `limit`
+no-ops count however close together they came when after each of them the page had nothing
+scheduled (no timer due, nothing in flight): a page that is still starting up has, and a click
+made after such a look met the page as the look left it. A toggle whose state changed is an effect even
 without structural mutation, so it never counts here.
 
 A target is known across observations by its role, its name and where it is drawn
@@ -33,15 +36,19 @@ class DeadActionGuard:
         self.limit, self.min_span_s, self.clock = limit, min_span_ms / 1000, clock
         self.noops: dict[TargetIdentity, int] = {}
         self.first_noop: dict[TargetIdentity, float] = {}
+        self.still: dict[TargetIdentity, list[bool]] = {}  # per no-op: the page had nothing scheduled
         self.dead: set[TargetIdentity] = set()
 
-    def no_effect(self, target: TargetIdentity) -> bool:
-        """Record a no-op on a target; True when the target is now considered dead."""
+    def no_effect(self, target: TargetIdentity, still: bool = False) -> bool:
+        """Record a no-op on a target (`still`: the page had nothing scheduled that could still
+        answer it); True when the target is now considered dead."""
         now = self.clock()
         key = next((k for k in self.noops if k.same_target(target)), target)
         self.noops[key] = self.noops.get(key, 0) + 1
         first = self.first_noop.setdefault(key, now)
-        if self.noops[key] >= self.limit and now - first >= self.min_span_s:
+        stills = self.still.setdefault(key, [])
+        stills.append(still)
+        if self.noops[key] >= self.limit and (now - first >= self.min_span_s or all(stills[-self.limit:])):
             self.dead.add(key)
             return True
         return False
@@ -49,10 +56,10 @@ class DeadActionGuard:
     def effective(self) -> None:
         self.noops.clear()
         self.first_noop.clear()
+        self.still.clear()
 
     def next_subgoal(self) -> None:
-        self.noops.clear()
-        self.first_noop.clear()
+        self.effective()
         self.dead.clear()
 
 
@@ -67,7 +74,7 @@ class DeadActionGuarding(Mechanism):
 
     def no_effect(self, step: Step, mark: Mark) -> None:
         step.rec.dead_action_trigger = True
-        self.guard.no_effect(mark.identity)
+        self.guard.no_effect(mark.identity, step.still)
         step.episode.fresh_required = True  # question the reference frame: perceive afresh
 
     def effective(self) -> None:

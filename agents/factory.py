@@ -35,6 +35,7 @@ from agents.pending_timers import PendingTimers, PendingTimersConfig
 from agents.pipeline import Mechanism
 from agents.prefetch import Prefetch, PrefetchConfig
 from agents.region_scope import RegionScope, RegionScopeConfig
+from agents.schedule import Schedule, ScheduleConfig
 from agents.sections import Sections, SectionsConfig
 from agents.settle import SettleConfig
 from agents.snapping import Snapping, SnappingConfig
@@ -78,7 +79,7 @@ class PluginSpec(TargetConfig):
 
 class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig, GatingConfig,
                   PrefetchConfig, FreshnessConfig, EnrichmentConfig, CompoundSplitConfig, HitBindingConfig,
-                  SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig, AmbientTimersConfig, PendingTimersConfig,
+                  SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig, AmbientTimersConfig, PendingTimersConfig, ScheduleConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
                   InterruptionsConfig, SubmenusConfig, SectionsConfig, UndrawnConfig, FoldedConfig):
@@ -115,6 +116,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("ambient", lambda c: Ambient(c.ambient_probe_ms)),
     ("ambient_timers", lambda c: AmbientTimers()),
     ("pending_timers", lambda c: PendingTimers(c.pending_timers_ms, c.pending_timers_max_ms)),
+    ("schedule", lambda c: Schedule()),
     ("ambient_key", lambda c: AmbientKey()),
     ("navigation_guard", lambda c: NavigationGuarding()),
     ("navigation_undo", lambda c: NavigationUndo()),

@@ -66,6 +66,7 @@ class Episode:
     action_timeout_ms: int = 3000
     hover_intent_ms: int = 0  # a hover that changed nothing is looked at again up to this long
     late_effect_ms: int = 0  # ...any other action on a target, up to this long
+    backoff_max_ms: int = 0  # the longest wait after a step that changed nothing
     refs: RefBook = field(default_factory=RefBook)
     history: list[str] = field(default_factory=list)
     # openers (tabs, sections) already opened for the current subgoal
@@ -94,6 +95,14 @@ class Episode:
         """The agent itself loaded another document (what was perceived describes the old one)."""
         for m in self.mechanisms:
             m.page_replaced()
+
+    async def may_change(self, within_ms: float) -> bool:
+        """Whether the page may change by itself within `within_ms` (a wait for it to change is
+        worth going on with): the first mechanism's answer, True when none knows."""
+        for m in self.mechanisms:
+            if (answer := await m.may_change(self.page, within_ms)) is not None:
+                return answer
+        return True
 
     async def before_action(self) -> None:
         """An action of the agent starts now: the mechanisms' reads of the page before it, in one
@@ -125,6 +134,10 @@ class Step:
     unseen: Unseen | None = None
     undrawn: set[str] = field(default_factory=set)  # refs the page does not draw (agents/undrawn.py)
     png: bytes | None = None  # the step's screenshot, if one was taken (Set-of-Mark image)
+    # the action changed nothing, and when that was judged the page had nothing scheduled that
+    # could change it during the look for a late effect and the backoff after it
+    # (agents/schedule.py): waiting for it to respond is pointless
+    still: bool = False
     advance: int | None = None
 
     @property
@@ -179,6 +192,10 @@ class Mechanism:
 
     async def quiesce(self) -> None:
         """Stop background work (the page is being left, or the episode ends)."""
+
+    async def may_change(self, page: Page, within_ms: float) -> bool | None:
+        """Whether the page may change by itself within `within_ms` (None: no opinion)."""
+        return None
 
     def page_replaced(self) -> None:
         """The agent loaded another document itself."""

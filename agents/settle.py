@@ -45,7 +45,8 @@ class SettleConfig(BaseModel):
 # animation under way (a finite CSS transition/animation or Web Animation, or a style attribute
 # rewritten frame after frame by a script, as jQuery's animate does) is waited out up to `animCap`
 # ms: a frame can take longer than `quiet`, so a script-driven animation looks quiet between two
-# of its frames, and a screenshot taken mid-slide puts every box where it no longer is.
+# of its frames, and a screenshot taken mid-slide puts every box where it no longer is. An
+# animation of colours only, or of a pseudo-element, moves no box and is not waited for.
 QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
   const FRAMES = 50;  // a style rewrite this recent may be one frame of an animation
   const start = performance.now();
@@ -54,9 +55,24 @@ QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
     last = performance.now();
     if (records.some((r) => r.attributeName === "style")) lastStyle = last;
   });
+  // What an animation changes: a box (its place, its size, what it shows) or only colours. A
+  // colour fading (a switch's track, a hovered button) or a pseudo-element's decoration sliding
+  // (a switch's knob, a ripple) moves no element's box: not waited for.
+  const PAINT = /^(?:color|background(?:-color)?|(?:border(?:-[a-z]+)?|outline|text-decoration|caret|accent)-color|box-shadow|fill|stroke)$/;
+  const kebab = (p) => p.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+  const moves = (a) => {
+    const effect = a.effect;
+    if (!effect || effect.pseudoElement) return false;
+    if (typeof a.transitionProperty === "string") return !PAINT.test(a.transitionProperty);
+    try {
+      const props = effect.getKeyframes().flatMap((k) => Object.keys(k)).filter(
+        (p) => !["offset", "computedOffset", "easing", "composite"].includes(p));
+      return !props.length || props.some((p) => !PAINT.test(kebab(p)));
+    } catch (e) { return true; }
+  };
   const animating = (now) => now - lastStyle < FRAMES ||
     document.getAnimations().some((a) => a.playState === "running" &&
-                                         Number.isFinite(a.effect?.getComputedTiming().endTime));
+                                         Number.isFinite(a.effect?.getComputedTiming().endTime) && moves(a));
   const done = (result) => {
     observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve(result);
   };

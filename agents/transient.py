@@ -20,7 +20,10 @@ Each is looked for in the document and in its same-origin frames (a card form in
 says "Processing…" after "Pay"). Only rendered elements count. With none of these the step goes
 on at once (one evaluation per settle); with any, the agent waits until none is left, up to `transient_max_ms`, then for the page
 to be quiet again, so the validator judges, and the next step perceives, what the page settled
-on. An indicator still there when the wait gives up (a decorative endless animation, a permanent
+on. With agents/schedule.py the wait also gives up as soon as the page has nothing scheduled that
+could take the indicators away before the cap (two looks in a row; `rec.waits_cut`): a toast
+saying "Exporting…" that no timer, request or animation will ever change is not waited on for
+3 s. An indicator still there when the wait gives up (a decorative endless animation, a permanent
 "Coming soon…", a long poll) is taken for part of the page and never waited on again in the
 episode, so a page that always shows one costs the wait once. The step's `transient_ms` is the
 time waited (its action's settle, and its own scrolls')."""
@@ -115,8 +118,11 @@ class Transient(Mechanism):
         self.known: set[str] = set()  # indicators that outlived a wait: part of the page
         self.in_flight: dict[Request, float] = {}
         self.waited_ms = 0.0  # since the last step's verdict
+        self.cut = 0  # waits ended because nothing was scheduled to end the state (agents/schedule.py)
+        self.episode: Episode | None = None
 
     async def start(self, episode: Episode) -> None:
+        self.episode = episode
         page = episode.page
         page.on("request", self._sent)
         page.on("requestfinished", self._done)
@@ -152,7 +158,13 @@ class Transient(Mechanism):
             return False
         t0 = time.perf_counter()
         deadline = t0 + self.max_ms / 1000
+        still = 0  # looks in a row that found nothing scheduled to take the indicators away
         while found and time.perf_counter() < deadline:
+            left_ms = (deadline - time.perf_counter()) * 1000
+            still = still + 1 if self.episode is not None and not await self.episode.may_change(left_ms) else 0
+            if still >= 2:  # (twice, a poll apart: an answer just in runs its code first)
+                self.cut += 1
+                break
             await asyncio.sleep(POLL_MS / 1000)
             found = await self._indicators(page)
             if found is None:
@@ -169,4 +181,5 @@ class Transient(Mechanism):
 
     async def validated(self, step: Step, before: Fingerprint | None, after: Fingerprint | None) -> None:
         step.rec.transient_ms = round(self.waited_ms, 1)
-        self.waited_ms = 0.0
+        step.rec.waits_cut += self.cut
+        self.waited_ms, self.cut = 0.0, 0

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
 # 8: and uncovered. 9: and interruption. 10: and resemblance (decided_ahead and decisions came
-# later without a bump). 11: and undrawn. 12: and timers_ms.
-SCHEMA_VERSION = 12
+# later without a bump). 11: and undrawn. 12: and timers_ms. 13: and waits_cut.
+SCHEMA_VERSION = 13
 
 
 class Cost(BaseModel):
@@ -145,6 +145,10 @@ class StepRecord(BaseModel):
     # of validate_ms: waiting for the short timers the action set to fire, then for the page to
     # settle again (agents/pending_timers.py)
     timers_ms: float = 0.0
+    # waits for the page to change (a transient state, a late effect, the back-off after a no-op)
+    # ended early because nothing the page had scheduled could change it before their end
+    # (agents/schedule.py)
+    waits_cut: int = 0
     error_type: str = ""
     error: str = ""
 

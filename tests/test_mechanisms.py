@@ -178,6 +178,30 @@ def test_dead_action_guard_waits_for_a_slow_control() -> None:
     assert not guard.no_effect(save)
 
 
+def test_dead_action_guard_needs_no_span_when_nothing_could_wake_the_control() -> None:
+    # The last two no-ops each left the page with nothing scheduled (agents/schedule.py): the
+    # second click met the page as the first look left it, so the target is dead at once; a
+    # no-op after which something was scheduled (the page still starting up) needs the span.
+    now = [0.0]
+    save = TargetIdentity("button", "Save", 100, 600, 80, 32)
+    guard = DeadActionGuard(limit=2, min_span_ms=1000, clock=lambda: now[0])
+    assert not guard.no_effect(save, still=True)
+    now[0] = 0.2
+    assert guard.no_effect(save, still=True) and guard.dead == {save}
+    guard.next_subgoal()
+    assert not guard.no_effect(save, still=False)
+    now[0] = 0.4
+    assert not guard.no_effect(save, still=True) and not guard.dead
+    now[0] = 0.5
+    assert guard.no_effect(save, still=True)  # the last two still
+    guard.next_subgoal()
+    now[0] = 0.0
+    assert not guard.no_effect(save, still=True)
+    assert not guard.no_effect(save, still=False)
+    now[0] = 1.1
+    assert guard.no_effect(save, still=False)  # the span
+
+
 def test_dead_action_guard_knows_a_target_through_box_jitter() -> None:
     # The synthetic model draws a merged 870-px box a few percent differently on every pass
     # (moving-sticky-review seed 5: five no-ops on it never added up when the identity was its
@@ -280,6 +304,44 @@ def test_settle_waits_out_an_animation() -> None:
                 # machine's load: a tick starved for 50 ms looks like the end of it).
                 *_, waited = await settled(page, AgentConfig(settle_animation_ms=600), "forever()")
                 assert waited < 3, f"an endless animation held the settle {waited:.2f} s"
+            finally:
+                await browser.close()
+
+    asyncio.run(main())
+
+
+# A switch whose track fades and whose knob (a pseudo-element) slides, a button whose colour
+# fades, and a panel that slides in: 400 ms each.
+_FADES = """<!doctype html><style>
+#switch { position: relative; width: 40px; height: 20px; background: #ccc; transition: background .4s; }
+#switch::before { content: ""; position: absolute; left: 0; width: 20px; height: 20px; background: #fff;
+                  transition: left .4s; }
+#switch.on { background: #28a; } #switch.on::before { left: 20px; }
+#button { color: #000; transition: color .4s, box-shadow .4s; } #button.hot { color: #c00; box-shadow: 0 0 4px red; }
+#panel { position: absolute; top: 100px; transition: transform .4s; } #panel.open { transform: translateX(200px); }
+</style><div id="switch"></div><button id="button">Go</button><div id="panel">panel</div>"""
+
+
+def test_settle_does_not_wait_for_colours_or_decorations() -> None:
+    async def waited(page, start: str) -> float:
+        await page.set_content(_FADES)
+        await page.evaluate(start)
+        t0 = asyncio.get_running_loop().time()
+        await Settler(AgentConfig()).settle(page)
+        return asyncio.get_running_loop().time() - t0
+
+    async def main() -> None:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page()
+                assert await waited(page, "document.getElementById('switch').classList.add('on')") < 0.3
+                assert await waited(page, "document.getElementById('button').classList.add('hot')") < 0.3
+                assert await waited(page, "document.getElementById('panel').classList.add('open')") >= 0.35
+                assert await waited(page, "document.getElementById('panel').animate("
+                                          "[{width: '10px'}, {width: '300px'}], 400)") >= 0.35
+                assert await waited(page, "document.getElementById('button').animate("
+                                          "[{backgroundColor: 'red'}, {backgroundColor: 'blue'}], 400)") < 0.3
             finally:
                 await browser.close()
 
