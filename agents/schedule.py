@@ -1,10 +1,11 @@
 """What the page has scheduled: a wait for the page to change ends once nothing can change it.
 
-The agent waits for the page in three places where it cannot know how long: a transient state
+The agent waits for the page in four places where it cannot know how long: a transient state
 ("Saving…", a spinner) is waited out up to `transient_max_ms` (agents/transient.py); an action
 that changed nothing is looked at again for a late effect up to `late_effect_ms` (or
-`hover_intent_ms` after a hover); and after a step that changed nothing the agent backs off
-before it tries again. On a page whose "Exporting…" toast never goes away, each of these waits
+`hover_intent_ms` after a hover), and after it the agent backs off before it tries again (the
+dead-action guard wants its no-ops spread over time); the ambient filter probes a suspect for a
+change of its own up to `ambient_probe_ms` (agents/ambient.py). On a page whose "Exporting…" toast never goes away, each of these waits
 runs to its cap: 3 s for an indicator that nothing will take away, half a second for a click that
 nothing will answer.
 
