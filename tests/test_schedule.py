@@ -144,8 +144,11 @@ def test_a_dead_control_is_condemned_without_waiting_when_nothing_can_wake_it(tm
     assert len(on) == 3 and len(dead) == 2  # two no-ops, then the other "Share"
     assert (dead.waits_cut == 2).all() and (on.backoff_ms == 0).all()  # the late look, the backoff
     off = _steps(tmp_path / "off", "drafts-share", "0", "agent.schedule=false")
-    assert len(off) == 4 and (off.waits_cut == 0).all()  # a third no-op to span the guard's second
-    assert off.backoff_ms.sum() >= 1000
+    looked = off[off.error_type == "no_effect"]
+    # each no-op looked at for 500 ms and backed off after; a third when the first two came
+    # within the guard's second (they do on an idle machine)
+    assert len(looked) >= 2 and (looked.validate_ms >= 500).all() and (looked.backoff_ms > 0).all()
+    assert (off.waits_cut == 0).all()
 
 
 def test_a_dead_click_is_not_looked_at_again_when_nothing_can_answer(tmp_path: Path) -> None:
