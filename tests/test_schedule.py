@@ -48,12 +48,12 @@ document.getElementById("frame").onclick = () => {
 };
 document.getElementById("slices").onclick = () => {  // work in slices, a message per slice
   const ch = new MessageChannel(); let n = 0;
-  ch.port1.onmessage = () => { const t = performance.now(); while (performance.now() - t < 4); if (++n < 100) ch.port2.postMessage(0); else window.slicesDone = true; };
+  ch.port1.onmessage = () => { const t = performance.now(); while (performance.now() - t < 4); if (++n < 1000) ch.port2.postMessage(0); else window.slicesDone = true; };
   ch.port2.postMessage(0);
 };
 setTimeout(() => { out.dataset.session = "over"; }, 600000);  // due long after any wait
 </script></body></html>"""
-CHILD = "<!doctype html><p>child</p><script>setTimeout(() => {}, 800);</script>"
+CHILD = "<!doctype html><p>child</p><script>setTimeout(() => {}, 8000);</script>"
 
 
 async def _answers(clicks: Sequence[str], within_ms: Sequence[float], hover: str = "",
@@ -68,7 +68,7 @@ async def _answers(clicks: Sequence[str], within_ms: Sequence[float], hover: str
             page = await context.new_page()
 
             async def slow(route: Route) -> None:
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(3.0)
                 await route.fulfill(body="loaded")
 
             await page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
@@ -107,8 +107,8 @@ def test_loops_animations_requests_and_frames_may_change_the_page() -> None:
     assert asyncio.run(_answers(["#fade"], [3000])) == [True]
     assert asyncio.run(_answers(["#load"], [3000])) == [True]
     assert asyncio.run(_answers(["#load"], [3000], until="out.textContent === 'loaded'")) == [False]
-    assert asyncio.run(_answers(["#frame"], [3000])) == [True]  # the child's timer
-    assert asyncio.run(_answers(["#slices"], [3000])) == [True]  # a message per slice, 0.4 s or more
+    assert asyncio.run(_answers(["#frame"], [10000])) == [True]  # the child's timer
+    assert asyncio.run(_answers(["#slices"], [3000])) == [True]  # a message per slice, 4 s or more
     assert asyncio.run(_answers(["#slices"], [3000], until="window.slicesDone")) == [False]
 
 
