@@ -159,10 +159,12 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     episode, page, rec = step.episode, step.page, step.rec
     point = getattr(action, "point", None)
     pixels_before = None
-    if point is not None:
+    if isinstance(action, Hover) and point is not None:
         # a hover's effect is the pointer arriving: the 'before' image is taken without it
-        pixels_before = await (validator.pixels_around(page, point) if isinstance(action, Hover)
-                               else validator.hover_and_capture(page, point))
+        pixels_before = await validator.pixels_around(page, point)
+    elif point is not None:
+        pixels_before, cut = await validator.hover_and_capture(page, point, episode.may_change)
+        rec.waits_cut += cut
     t0 = time.perf_counter()
     await episode.before_action()
     readout = ""  # what a set_value by keys left its readout showing

@@ -87,6 +87,7 @@ class GroundingAgent:
             rec = StepRecord(step=number, subgoal_index=index, subgoal_action=subgoal.action,
                              subgoal_target=subgoal.target or "", subgoal_label=subgoal.label or "")
             step = Step(episode, subgoal, index, number, rec)
+            idle_ends = self.settler.idle_ends
             if await self._taken_over(step):
                 index += step.advance or 0
             else:
@@ -96,6 +97,7 @@ class GroundingAgent:
                     episode.revealed.clear()
                     for m in episode.mechanisms:
                         m.subgoal_done()
+            rec.quiet_cut = self.settler.idle_ends - idle_ends
             last_error = rec.error_type or last_error
             # A step that changed nothing: an action without effect, or a look that found nothing
             # to act on and could not move the page to look further (a list still loading its
@@ -133,7 +135,8 @@ class GroundingAgent:
         # last wait.
         page, asked = episode.page, [m.settle_read() for m in episode.mechanisms]
         wanted = [read for read in asked if read is not None]
-        settled, _ = await asyncio.gather(self.settler.settle(page, [*wanted, *also]),
+        idle = any(m.idle_settle(page) for m in episode.mechanisms)
+        settled, _ = await asyncio.gather(self.settler.settle(page, [*wanted, *also], idle),
                                           episode.refs.warm(self.settler.longest_s))
         got = iter(settled or [None] * (len(wanted) + len(also)))
         waited = False  # a hook waited on the page: the later reads are out of date

@@ -197,6 +197,12 @@ class Mechanism:
         """Whether the page may change by itself within `within_ms` (None: no opinion)."""
         return None
 
+    def idle_settle(self, page: Page) -> bool:
+        """Whether a settle's quiet window may end with the frame when no document of the page
+        has anything due within it (agents/settle.py): this mechanism keeps what the page
+        schedules, and nothing else it watches (a socket, a worker) could change the page."""
+        return False
+
     def page_replaced(self) -> None:
         """The agent loaded another document itself."""
 

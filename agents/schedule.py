@@ -7,21 +7,26 @@ that changed nothing is looked at again for a late effect up to `late_effect_ms`
 dead-action guard wants its no-ops spread over time); the ambient filter probes a suspect for a
 change of its own up to `ambient_probe_ms` (agents/ambient.py). On a page whose "Exporting…" toast never goes away, each of these waits
 runs to its cap: 3 s for an indicator that nothing will take away, half a second for a click that
-nothing will answer.
+nothing will answer. A fifth, short one follows every action: the settle's quiet window (20 ms
+without a DOM change after a frame, agents/settle.py), for what the page may still do just after.
 
 A page changes by itself only through what it has scheduled: a timeout, an interval, an animation
-frame or idle callback it asked for, a request in flight (its answer runs the page's code), an
-open WebSocket, a worker, a playing video, a finite CSS or Web animation (its end runs handlers),
-a message posted to itself.
+frame, idle callback or scheduler task it asked for, a request in flight (its answer runs the
+page's code), work of the browser it awaits (IndexedDB, the Cache API, Web Crypto), an open
+WebSocket, a worker, a playing video, a finite CSS or Web animation (its end runs handlers), a
+message posted to itself.
 This mechanism has every document keep its timers (an init script wraps `setTimeout`,
-`setInterval`, `requestAnimationFrame`, `requestIdleCallback` and their cancels: when each is
-due) and watches the page's requests, sockets and workers. Asked whether the page may change
+`setInterval`, `requestAnimationFrame`, `requestIdleCallback`, `scheduler.postTask` and their
+cancels: when each is due) and the promises and requests it awaits from the browser (until each is
+back), and watches the page's requests, sockets and workers. Asked whether the page may change
 within the rest of a wait (`Episode.may_change`), it answers no only when nothing is in flight,
 nothing is open, and no document of the page (every frame) has anything due before the wait would
 end: then the wait would see the page as it is now, and it ends at once (`rec.waits_cut` counts
 them). A timer due after the wait's end does not count (a toast that hides in 5 s, a session
 that expires in an hour); an interval or an animation-frame loop does (a ticker keeps every wait
-as long as before).
+as long as before). The settle asks the same of the page's documents in its own script, as the
+frame's rendering is over, and ends its quiet window there (`rec.quiet_cut`) unless a request was
+sent or answered since the page last settled (`idle_settle`: not with a socket or worker open).
 
 A message posted to a channel or a window in the last 50 ms counts as work under way (a scheduler
 that renders in slices, as React's does, posts one per slice). A frame whose document cannot be
@@ -102,11 +107,69 @@ SCHEDULE_JS = r"""
   wrapPost(window.MessagePort && MessagePort.prototype);
   const wpost = window.postMessage;
   window.postMessage = function (...a) { posted = now(); return wpost.apply(this, a); };
+  // What the page waits for from the browser, in flight until it is back: a fetch and the reading
+  // of its body, an XMLHttpRequest until its loadend, an IndexedDB open or transaction, the Cache
+  // API, Web Crypto, an image bitmap, a font load. The page's own continuation of a promise runs
+  // in the same microtask checkpoint as its count goes down, so a look between tasks sees either
+  // the call pending or what the page did with its result.
+  let pending = 0;
+  const settled = (v) => { pending -= 1; return v; };
+  const failed = (e) => { pending -= 1; throw e; };
+  const track = (owner, names) => {
+    for (const name of names) {
+      const f = owner && owner[name];
+      if (typeof f !== "function") continue;
+      owner[name] = function (...a) {
+        const p = f.apply(this, a);
+        if (!p || typeof p.then !== "function") return p;
+        pending += 1;
+        return p.then(settled, failed);
+      };
+    }
+  };
+  track(window, ["fetch", "createImageBitmap"]);
+  track(window.Response && Response.prototype, ["json", "text", "arrayBuffer", "blob", "formData"]);
+  track(window.Cache && Cache.prototype, ["match", "matchAll", "add", "addAll", "put", "delete", "keys"]);
+  track(window.CacheStorage && CacheStorage.prototype, ["match", "has", "open", "delete", "keys"]);
+  track(window.SubtleCrypto && SubtleCrypto.prototype,
+        ["encrypt", "decrypt", "sign", "verify", "digest", "generateKey", "deriveKey", "deriveBits",
+         "importKey", "exportKey", "wrapKey", "unwrapKey"]);
+  track(window.FontFaceSet && FontFaceSet.prototype, ["load"]);
+  const until = (target, events) => {  // in flight until the first of `events`
+    pending += 1;
+    let open = true;
+    const end = () => { if (open) { open = false; pending -= 1; } };
+    for (const e of events) target.addEventListener(e, end, { once: true });
+  };
+  if (window.XMLHttpRequest) {
+    const send = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function (...a) { until(this, ["loadend"]); return send.apply(this, a); };
+  }
+  if (window.IDBFactory) {
+    const open = IDBFactory.prototype.open;
+    IDBFactory.prototype.open = function (...a) { const r = open.apply(this, a); until(r, ["success", "error", "blocked"]); return r; };
+    const transaction = IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function (...a) { const t = transaction.apply(this, a); until(t, ["complete", "abort", "error"]); return t; };
+  }
+  // A task posted through the page's scheduler runs after its delay.
+  const sched = window.scheduler;
+  if (sched && typeof sched.postTask === "function") {
+    const postTask = sched.postTask.bind(sched);
+    sched.postTask = function (fn, options, ...rest) {
+      const key = {};
+      timeouts.set(key, now() + Math.max(0, Number(options && options.delay) || 0));
+      const run = typeof fn === "function" ? function (...a) { timeouts.delete(key); return fn.apply(this, a); } : fn;
+      const p = postTask(run, options, ...rest);
+      p.catch(() => timeouts.delete(key));  // aborted
+      return p;
+    };
+  }
   // In how many ms the next thing this document scheduled is due: 0 for a frame, an idle callback,
-  // a finite animation under way or a playing medium; -1 for nothing at all.
+  // what it waits for from the browser or a playing medium, the end of a finite animation under way (its end runs the page's
+  // handlers); -1 for nothing at all.
   Object.defineProperty(window, "__gbNextDue", { value: () => {
     const t = now();
-    if (frames.size || idles.size || t - posted < 50) return 0;
+    if (frames.size || idles.size || pending > 0 || t - posted < 50) return 0;
     let next = Infinity;
     for (const [id, due] of timeouts) {
       if (due < t - 1000) { timeouts.delete(id); continue; }  // a string of code, run long since
@@ -120,8 +183,12 @@ SCHEDULE_JS = r"""
     for (const a of document.getAnimations()) {
       if (a.playState !== "running") continue;
       const timing = a.effect && a.effect.getComputedTiming();
-      if (timing && Number.isFinite(timing.endTime)) return 0;
+      if (!timing || !Number.isFinite(timing.endTime)) continue;
+      const rate = a.playbackRate || 1, at = Number(timing.localTime);  // played backwards: ends at 0
+      const left = rate > 0 ? timing.endTime - at : at;
+      next = Math.min(next, Number.isFinite(left) ? Math.max(0, left) / Math.abs(rate) : 0);
     }
+    if (next <= 0) return 0;
     for (const m of document.querySelectorAll("video, audio")) if (!m.paused && !m.ended) return 0;
     return Number.isFinite(next) ? Math.max(0, next) : -1;
   } });
@@ -134,12 +201,15 @@ MAX_FRAMES = 20  # a page with more frames than this may change (not read)
 
 class ScheduleConfig(BaseModel):
     schedule: bool = True
+    # A settle's quiet window ends with the frame when nothing can still come (see `idle_settle`).
+    schedule_settle: bool = True
 
 
 class Schedule(Mechanism):
     name = "schedule"
 
-    def __init__(self) -> None:
+    def __init__(self, settle: bool = True) -> None:
+        self.settle = settle
         self.in_flight: set[Request] = set()
         self.sockets: set[WebSocket] = set()
 
@@ -172,6 +242,9 @@ class Schedule(Mechanism):
 
     def _closed(self, socket: WebSocket) -> None:
         self.sockets.discard(socket)
+
+    def idle_settle(self, page: Page) -> bool:
+        return self.settle and not self.sockets and not page.workers
 
     async def may_change(self, page: Page, within_ms: float) -> bool | None:
         if self.in_flight or self.sockets or page.workers:

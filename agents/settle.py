@@ -47,7 +47,11 @@ class SettleConfig(BaseModel):
 # ms: a frame can take longer than `quiet`, so a script-driven animation looks quiet between two
 # of its frames, and a screenshot taken mid-slide puts every box where it no longer is. An
 # animation of colours only, or of a pseudo-element, moves no box and is not waited for.
-QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
+# With `idle` (the page keeps its schedule, agents/schedule.py), the window ends as the frame's
+# rendering is over, resolving "idle", when nothing changed since the frame and no document of the
+# page (same-origin frames included) has anything due within the window: no timer, frame, idle
+# callback, animation, medium or message under way that could change it meanwhile.
+QUIET_JS = """([quiet, cap, animCap, idle]) => new Promise((resolve) => {
   const FRAMES = 50;  // a style rewrite this recent may be one frame of an animation
   const start = performance.now();
   let last = start, timer = null, capTimer = null, lastStyle = -1e9;
@@ -73,11 +77,27 @@ QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
   const animating = (now) => now - lastStyle < FRAMES ||
     document.getAnimations().some((a) => a.playState === "running" &&
                                          Number.isFinite(a.effect?.getComputedTiming().endTime) && moves(a));
+  // Whether a document (or one of its frames) has something due within the window; one it
+  // cannot read, or without the schedule's wrappers, may.
+  const due = (w) => {
+    try {
+      const next = typeof w.__gbNextDue === "function" ? w.__gbNextDue() : 0;
+      if (next >= 0 && next <= quiet) return true;
+      for (let i = 0; i < w.frames.length; i++) if (due(w.frames[i])) return true;
+      return false;
+    } catch (e) { return true; }
+  };
+  let framed = -1;  // when the frame was drawn, until the first check after it
   const done = (result) => {
     observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve(result);
   };
   const check = () => {
     const now = performance.now(), moving = animating(now);
+    if (framed >= 0) {
+      const at = framed;
+      framed = -1;
+      if (last <= at && !moving && !due(window)) return done("idle");
+    }
     if (now - last >= quiet && !moving) return done(true);
     if (now - start >= animCap || (now - start >= cap && !moving)) return done(false);
     const wait = moving ? 17 : quiet - (now - last);
@@ -87,7 +107,14 @@ QUIET_JS = """([quiet, cap, animCap]) => new Promise((resolve) => {
   // The quiet window starts after a frame: a window that started with the action could close
   // before a script-driven animation's first tick (jQuery's timer, later still on a loaded
   // machine) and miss the slide (tests/test_miniwob_browser.py, click-collapsible-2 under CI).
-  requestAnimationFrame(() => { last = Math.max(last, performance.now()); check(); });
+  // With `idle`, the first check comes as the frame's rendering is over (after its resize and
+  // intersection observers, which may change the page in the same frame).
+  requestAnimationFrame(() => {
+    last = Math.max(last, performance.now());
+    if (!idle) return check();
+    framed = last;
+    timer = setTimeout(check, 0);
+  });
   capTimer = setTimeout(() => done(false), animCap);
 })"""
 
@@ -144,12 +171,25 @@ class Settler:
         self.config = config
         self.acted_at = time.monotonic()
         self._in_flight: set[Request] = set()  # the page's requests not yet answered
+        # Request events seen (sent, answered, finished, failed), and how many when the page last
+        # settled: a quiet window ends at the frame only if none came since.
+        self._traffic = 0
+        self._traffic_settled = 0
+        self.idle_ends = 0  # settles whose quiet window ended at the frame (see `settle`'s idle)
 
     def watch(self, page: Page) -> None:
-        page.on("request", lambda request: self._in_flight.add(request))
-        page.on("requestfinished", lambda request: self._in_flight.discard(request))
-        page.on("requestfailed", lambda request: self._in_flight.discard(request))
+        page.on("request", self._sent)
+        page.on("requestfinished", self._done)
+        page.on("requestfailed", self._done)
         page.on("response", self._answered)
+
+    def _sent(self, request: Request) -> None:
+        self._traffic += 1
+        self._in_flight.add(request)
+
+    def _done(self, request: Request) -> None:
+        self._traffic += 1
+        self._in_flight.discard(request)
 
     @property
     def longest_s(self) -> float:
@@ -166,14 +206,29 @@ class Settler:
         # A write the page sent (a state save, a beacon) is taken in once answered; Chromium never
         # reports a keepalive one finished, which held every later settle of the page to its cap.
         # A read stays in flight until its body is in: the page renders from it.
+        self._traffic += 1
         if response.request.method in WRITES:
             self._in_flight.discard(response.request)
 
-    async def settle(self, page: Page, reads: Sequence[tuple[str, Any]] = ()) -> list[Read | None] | None:
+    async def settle(self, page: Page, reads: Sequence[tuple[str, Any]] = (),
+                     idle: bool = False) -> list[Read | None] | None:
         """Wait until the page is quiet. `reads`: (a JS function's source, its argument) to run in
         the page as the settle ends, in the round trip of its last wait; returns what each gave,
         in order (None for one that threw), or None when the settle ended without them (the page
-        navigated, or the settle only waits out its cap): the caller then reads the page itself."""
+        navigated, or the settle only waits out its cap): the caller then reads the page itself.
+
+        `idle`: the page keeps its schedule (agents/schedule.py) and nothing else watched could
+        change it (no socket, no worker): the quiet window ends at the frame when nothing is due
+        within it in any document (`idle_ends` counts these settles), unless a request of the
+        page was sent or answered since the page last settled: the page may still be rendering
+        what came back (its answer's handler runs after the request is reported finished), so
+        that settle waits its quiet window as without a schedule."""
+        try:
+            return await self._settle(page, reads, idle)
+        finally:
+            self._traffic_settled = self._traffic
+
+    async def _settle(self, page: Page, reads: Sequence[tuple[str, Any]], idle: bool) -> list[Read | None] | None:
         self.acted_at = time.monotonic()
         t0 = time.perf_counter()
         try:
@@ -190,11 +245,13 @@ class Settler:
         values: list[Read | None] | None = None
         while (left_ms := (deadline - time.perf_counter()) * 1000) > 1:
             anim_ms = max(left_ms, (anim_deadline - time.perf_counter()) * 1000)
+            traffic = self._traffic
+            may_idle = idle and traffic == self._traffic_settled
             try:
                 # Bounded here too: a document whose timers stop (frozen, or moving into the
                 # back-forward cache) would never answer.
                 went_quiet, got = await asyncio.wait_for(
-                    page.evaluate(script, [[quiet, left_ms, anim_ms], [arg for _, arg in reads]]),
+                    page.evaluate(script, [[quiet, left_ms, anim_ms, may_idle], [arg for _, arg in reads]]),
                     timeout=anim_ms / 1000 + 0.25)
             except (PlaywrightError, TimeoutError):  # navigated or frozen: wait out the cap
                 await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
@@ -202,6 +259,9 @@ class Settler:
             # (read after every wait: only the last wait's reads are returned, and a read that
             # marks the page, as the ambient filter's does, counts from the last)
             values = _values(got)
+            if went_quiet == "idle" and self._traffic != traffic:
+                continue  # a request came as the frame was drawn: wait as without a schedule
             if not went_quiet or not self._in_flight:
+                self.idle_ends += went_quiet == "idle"
                 return values
         return values

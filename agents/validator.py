@@ -30,17 +30,28 @@ from agents.input_formats import same_value
 
 CLIP = (160.0, 80.0)
 FAILED = frozenset({"stale_ref", "action_timeout", "action_error"})
+HOVER_MS = 50  # how long the pointer rests on a point before its 'before' image
+# An animation running anywhere in the document (a hover's colour fading in, a spinner) changes
+# the pixels however soon it ends.
+ANIMATING_JS = "() => document.getAnimations().some((a) => a.playState === 'running')"
 
 
-async def hover_and_capture(page: Page, point: tuple[float, float]) -> bytes | None:
+async def hover_and_capture(page: Page, point: tuple[float, float],
+                            may_change: Callable[[float], Awaitable[bool]] | None = None) -> tuple[bytes | None, bool]:
     """The pixels around a point with the pointer already over it, so a hover style is part of
-    the 'before' image and cannot pass for an effect of the click."""
+    the 'before' image and cannot pass for an effect of the click. The pointer rests `HOVER_MS`
+    first (a hover transition under way), unless `may_change(HOVER_MS)` says nothing could change
+    the page meanwhile and no animation is running (the image is of a frame drawn after the move
+    either way). Returns (the image, whether the rest was cut)."""
     try:
         await page.mouse.move(*point)
-        await page.wait_for_timeout(50)
+        cut = may_change is not None and not await may_change(HOVER_MS) \
+            and not await page.evaluate(ANIMATING_JS)
+        if not cut:
+            await page.wait_for_timeout(HOVER_MS)
     except PlaywrightError:
-        return None
-    return await pixels_around(page, point)
+        return None, False
+    return await pixels_around(page, point), cut
 
 
 async def pixels_around(page: Page, point: tuple[float, float]) -> bytes | None:

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
 # 8: and uncovered. 9: and interruption. 10: and resemblance (decided_ahead and decisions came
-# later without a bump). 11: and undrawn. 12: and timers_ms. 13: and waits_cut.
-SCHEMA_VERSION = 13
+# later without a bump). 11: and undrawn. 12: and timers_ms. 13: and waits_cut. 14: and quiet_cut.
+SCHEMA_VERSION = 14
 
 
 class Cost(BaseModel):
@@ -149,6 +149,9 @@ class StepRecord(BaseModel):
     # ended early because nothing the page had scheduled could change it before their end
     # (agents/schedule.py)
     waits_cut: int = 0
+    # settles of this step whose quiet window ended with the frame: nothing was due within it in
+    # any document of the page and no request came since the page last settled (agents/schedule.py)
+    quiet_cut: int = 0
     error_type: str = ""
     error: str = ""
 

@@ -1,7 +1,8 @@
 """What the page has scheduled (agents/schedule.py). In a real page: nothing scheduled, a timeout
 due within the wait and one due after it, a cancelled timeout, an interval, an animation-frame
-loop, a finite transition, a hover menu shown after a transition delay, a request in flight and a
-timer of a child frame. On a fresh page (tests/language/sites/drafts/) whose "Saving draft…" and
+loop, a finite transition, a hover menu shown after a transition delay, a request in flight, a
+timer of a child frame and a key made by Web Crypto; the settle's quiet window cut at the frame
+only when none of eleven ways an effect can come just after it is under way. On a fresh page (tests/language/sites/drafts/) whose "Saving draft…" and
 spinner nothing will take away, the transient wait ends at once with the mechanism and runs to its
 3 s cap without it, while "Checking links…" (three timers in a row) is still waited out; of its
 two "Share" buttons the first does nothing, and is condemned after two no-ops with no late look
@@ -12,27 +13,30 @@ for a late effect."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import types
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import run_experiment
-from playwright.async_api import Route, async_playwright
+from playwright.async_api import Page, Route, async_playwright
 
 from agents.schedule import SCHEDULE_JS, Schedule
+from agents.settle import SettleConfig, Settler
+from agents.validator import hover_and_capture
 from harness.browser import BrowserSettings, launch
 
 pytestmark = pytest.mark.browser
 
-URL = "http://schedule.test/page.html"
+URL = "http://localhost:9/page.html"  # localhost: a secure context, Web Crypto is there
 PAGE = """<!doctype html><html><head><style>
 #menu { visibility: hidden; transition: visibility 0s 400ms; } #nav:hover #menu { visibility: visible; }
 </style></head><body>
 <button id="later">Later</button> <button id="cancel">Cancel</button> <button id="tick">Tick</button>
 <button id="loop">Loop</button> <button id="fade">Fade</button> <button id="load">Load</button>
-<button id="frame">Frame</button> <button id="slices">Slices</button> <div id="nav">Products <a id="menu" href="#">Kettles</a></div>
+<button id="frame">Frame</button> <button id="slices">Slices</button> <button id="key">Key</button> <div id="nav">Products <a id="menu" href="#">Kettles</a></div>
 <p id="out">out</p>
 <script>
 const out = document.getElementById("out");
@@ -51,43 +55,57 @@ document.getElementById("slices").onclick = () => {  // work in slices, a messag
   ch.port1.onmessage = () => { const t = performance.now(); while (performance.now() - t < 4); if (++n < 1000) ch.port2.postMessage(0); else window.slicesDone = true; };
   ch.port2.postMessage(0);
 };
+document.getElementById("key").onclick = () => crypto.subtle.generateKey(  // a second or so, off the page's thread
+  { name: "RSA-PSS", modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, false, ["sign"])
+  .then(() => { window.keyDone = true; });
 setTimeout(() => { out.dataset.session = "over"; }, 600000);  // due long after any wait
 </script></body></html>"""
 CHILD = "<!doctype html><p>child</p><script>setTimeout(() => {}, 8000);</script>"
+
+
+def _html(body: str) -> Callable[[Route], Awaitable[None]]:
+    return lambda route: route.fulfill(body=body, content_type="text/html")
+
+
+@contextlib.asynccontextmanager
+async def _page(routes: dict[str, Callable[[Route], Awaitable[None]]], schedule: bool = True) -> AsyncIterator[Page]:
+    """A page of a fresh browser whose requests to `routes` are answered by them, with the
+    schedule's wrappers (or without)."""
+    async with async_playwright() as pw:
+        browser = await launch(pw, BrowserSettings())
+        try:
+            context = await browser.new_context()
+            if schedule:
+                await context.add_init_script(script=SCHEDULE_JS)
+            page = await context.new_page()
+            for url, answer in routes.items():
+                await page.route(url, answer)
+            yield page
+        finally:
+            await browser.close()
 
 
 async def _answers(clicks: Sequence[str], within_ms: Sequence[float], hover: str = "",
                    wait_ms: int = 0, until: str = "") -> list[bool]:
     """`may_change(within)` for each of `within_ms`, after the clicks (and a hover), `wait_ms`
     later (after the page says `until`, if given)."""
-    async with async_playwright() as pw:
-        browser = await launch(pw, BrowserSettings())
-        try:
-            context = await browser.new_context()
-            await context.add_init_script(script=SCHEDULE_JS)
-            page = await context.new_page()
+    async def slow(route: Route) -> None:
+        await asyncio.sleep(3.0)
+        await route.fulfill(body="loaded")
 
-            async def slow(route: Route) -> None:
-                await asyncio.sleep(3.0)
-                await route.fulfill(body="loaded")
-
-            await page.route(URL, lambda route: route.fulfill(body=PAGE, content_type="text/html"))
-            await page.route("http://schedule.test/child.html",
-                             lambda route: route.fulfill(body=CHILD, content_type="text/html"))
-            await page.route("http://schedule.test/slow", slow)
-            schedule = Schedule()
-            await schedule.start(types.SimpleNamespace(page=page))  # type: ignore[arg-type]
-            await page.goto(URL)
-            for selector in clicks:
-                await page.click(selector)
-            if hover:
-                await page.hover(hover)
-            if until:
-                await page.wait_for_function(until, timeout=20_000)
-            await page.wait_for_timeout(100 + wait_ms)
-            return [bool(await schedule.may_change(page, w)) for w in within_ms]
-        finally:
-            await browser.close()
+    async with _page({URL: _html(PAGE), "http://localhost:9/child.html": _html(CHILD),
+                      "http://localhost:9/slow": slow}) as page:
+        schedule = Schedule()
+        await schedule.start(types.SimpleNamespace(page=page))  # type: ignore[arg-type]
+        await page.goto(URL)
+        for selector in clicks:
+            await page.click(selector)
+        if hover:
+            await page.hover(hover)
+        if until:
+            await page.wait_for_function(until, timeout=20_000)
+        await page.wait_for_timeout(100 + wait_ms)
+        return [bool(await schedule.may_change(page, w)) for w in within_ms]
 
 
 def test_a_page_with_nothing_due_within_the_wait_cannot_change() -> None:
@@ -110,6 +128,9 @@ def test_loops_animations_requests_and_frames_may_change_the_page() -> None:
     assert asyncio.run(_answers(["#frame"], [10000])) == [True]  # the child's timer
     assert asyncio.run(_answers(["#slices"], [3000])) == [True]  # a message per slice, 4 s or more
     assert asyncio.run(_answers(["#slices"], [3000], until="window.slicesDone")) == [False]
+    # the browser's work the page waits for (a key made off its thread)
+    assert asyncio.run(_answers(["#key"], [3000], wait_ms=-100)) == [True]
+    assert asyncio.run(_answers(["#key"], [3000], until="window.keyDone")) == [False]
 
 
 def test_a_menu_shown_after_a_transition_delay_may_still_come() -> None:
@@ -143,12 +164,15 @@ def test_a_dead_control_is_condemned_without_waiting_when_nothing_can_wake_it(tm
     dead = on[on.error_type == "no_effect"]
     assert len(on) == 3 and len(dead) == 2  # two no-ops, then the other "Share"
     assert (dead.waits_cut == 2).all() and (on.backoff_ms == 0).all()  # the late look, the backoff
+    assert (dead.quiet_cut == 1).all()  # a click that changed nothing: settled with the frame
+    kept = _steps(tmp_path / "kept", "drafts-share", "0", "agent.schedule_settle=false")
+    assert (kept.quiet_cut == 0).all() and (kept[kept.error_type == "no_effect"].waits_cut == 2).all()
     off = _steps(tmp_path / "off", "drafts-share", "0", "agent.schedule=false")
     looked = off[off.error_type == "no_effect"]
     # each no-op looked at for 500 ms and backed off after; a third when the first two came
     # within the guard's second (they do on an idle machine)
     assert len(looked) >= 2 and (looked.validate_ms >= 500).all() and (looked.backoff_ms > 0).all()
-    assert (off.waits_cut == 0).all()
+    assert (off.waits_cut == 0).all() and (off.quiet_cut == 0).all()
 
 
 def test_a_dead_click_is_not_looked_at_again_when_nothing_can_answer(tmp_path: Path) -> None:
@@ -162,3 +186,136 @@ def test_a_dead_click_is_not_looked_at_again_when_nothing_can_answer(tmp_path: P
     assert len(looked) == 1 and (looked.validate_ms >= 500).all() and (off.waits_cut == 0).all()
     assert (off.backoff_ms > 0).any()
     assert dead.validate_ms.iloc[0] < looked.validate_ms.iloc[0] - 300  # 500 ms of looking not made
+
+
+# The settle's quiet window (agents/settle.py) with the page's schedule: each button's effect
+# comes another way, most of them starting as the next frame is drawn (where the settle's own
+# first look falls) and landing a few ms later, within the quiet window; after the click and one
+# settle the effect must be on the page, and the window ended with the frame only where nothing
+# could still come.
+SETTLE_URL = "http://localhost:9/settle.html"
+SETTLE_PAGE = """<!doctype html><html><body>
+<button id="sync">Sync</button> <button id="soon">Soon</button> <button id="resize">Resize</button>
+<button id="fetch">Fetch</button> <button id="xhr">Xhr</button> <button id="crypto">Crypto</button>
+<button id="idb">Idb</button> <button id="task">Task</button> <button id="message">Message</button>
+<button id="child">Child</button> <button id="fast">Fast</button> <button id="fade">Fade</button>
+<p id="out">out</p><div id="box" style="width: 10px; height: 10px"></div>
+<iframe id="frame" srcdoc="<p id=c>child</p><script>parent.childSet = () => setTimeout(() => { document.getElementById('c').textContent = 'done'; }, 10);</script>"></iframe>
+<script>
+const out = document.getElementById("out"), box = document.getElementById("box");
+const put = (s) => { out.textContent = s; };
+const framed = (f) => () => requestAnimationFrame(f);  // f runs as the next frame is drawn
+document.getElementById("sync").onclick = () => put("sync");
+document.getElementById("soon").onclick = () => setTimeout(() => put("soon"), 12);
+new ResizeObserver(() => { if (box.offsetWidth > 10) setTimeout(() => put("resize"), 5); }).observe(box);
+document.getElementById("resize").onclick = framed(() => { box.style.width = "40px"; });
+document.getElementById("fetch").onclick = () => fetch("/data").then((r) => r.text()).then(put);
+document.getElementById("fast").onclick = framed(() => fetch("/now").then((r) => r.text()).then(put));
+document.getElementById("xhr").onclick = () => {
+  const x = new XMLHttpRequest(); x.open("GET", "/data"); x.onload = () => put("xhr " + x.responseText); x.send();
+};
+// a hash of a megabyte, then another of the result: work the browser does off the page's thread
+document.getElementById("crypto").onclick = framed(() => crypto.subtle.digest("SHA-256", new Uint8Array(1 << 20))
+  .then((d) => crypto.subtle.digest("SHA-256", d)).then(() => put("crypto")));
+document.getElementById("idb").onclick = framed(() => {
+  const r = indexedDB.open("gb", 1);
+  r.onupgradeneeded = () => r.result.createObjectStore("s");
+  r.onsuccess = () => {
+    const t = r.result.transaction("s", "readwrite"); t.objectStore("s").put(1, "k");
+    t.oncomplete = () => put("idb");
+  };
+});
+document.getElementById("task").onclick = framed(() => scheduler.postTask(() => put("task"), { delay: 8 }));
+window.onmessage = (e) => put(e.data);
+document.getElementById("message").onclick = framed(() => window.postMessage("message", "*"));
+document.getElementById("child").onclick = () => window.childSet();
+document.getElementById("fade").onclick = () => {  // a colour fade, then a handler at its end
+  out.style.transition = "color 10ms"; out.ontransitionend = () => put("fade"); out.style.color = "red";
+};
+</script></body></html>"""
+
+
+async def _settled(clicks: Sequence[str], schedule: bool = True, idle: bool = True) -> list[tuple[str, str, bool]]:
+    """For each click: the page's text after one settle, the child frame's, whether the settle's
+    quiet window ended with the frame."""
+    async def data(route: Route) -> None:
+        await asyncio.sleep(0.03)
+        await route.fulfill(body="data")
+
+    async def now(route: Route) -> None:
+        await route.fulfill(body="now")
+
+    async with _page({SETTLE_URL: _html(SETTLE_PAGE), "http://localhost:9/data": data,
+                      "http://localhost:9/now": now}, schedule) as page:
+        settler = Settler(SettleConfig())
+        settler.watch(page)
+        await page.goto(SETTLE_URL)
+        await settler.settle(page, idle=idle)
+        got = []
+        for selector in clicks:
+            await page.evaluate("() => { document.getElementById('out').textContent = 'out'; }")
+            await settler.settle(page, idle=idle)
+            ends = settler.idle_ends
+            await page.click(selector)
+            await settler.settle(page, idle=idle)
+            child = await page.frame_locator("#frame").locator("#c").text_content()
+            got.append((await page.text_content("#out") or "", child or "", settler.idle_ends > ends))
+        return got
+
+
+def test_a_settle_ends_with_the_frame_only_when_nothing_can_still_come() -> None:
+    names = ["sync", "soon", "resize", "fetch", "fast", "xhr", "crypto", "idb", "task", "message", "fade"]
+    got = dict(zip(names, asyncio.run(_settled([f"#{name}" for name in names])), strict=True))
+    assert got["sync"] == ("sync", "child", True)  # done as the click ran: no quiet window
+    assert got["soon"][:2] == ("soon", "child") and not got["soon"][2]  # a timer due within it
+    assert got["resize"][:2] == ("resize", "child")  # an observer of the frame's layout
+    for name in ("fetch", "xhr"):  # a request, then what the page made of its answer
+        assert got[name][0].endswith("data") and not got[name][2], (name, got[name])
+    assert got["fast"][:2] == ("now", "child") and not got["fast"][2]
+    for name in ("crypto", "idb", "task", "message", "fade"):  # the browser's work, a task, a message
+        assert got[name][:2] == (name, "child"), (name, got[name])
+    child = asyncio.run(_settled(["#child"]))[0]
+    assert child[1] == "done" and not child[2]  # a frame's timer due within the window
+
+
+def test_a_settle_without_the_schedule_waits_its_quiet_window() -> None:
+    for got in asyncio.run(_settled(["#sync", "#resize"], schedule=False)):
+        assert not got[2], got  # no wrappers in the page: it may change
+    for got in asyncio.run(_settled(["#sync", "#crypto"], idle=False)):
+        assert not got[2], got
+
+
+# The pointer's rest on a point before the 'before' image of a click there (agents/validator.py).
+REST_PAGE = """<!doctype html><html><head><style>
+#fade { width: 100px; height: 60px; background: #eee; transition: background-color 400ms; }
+#fade:hover { background: #36c; }
+</style></head><body><canvas id="plain" width="100" height="60"></canvas><div id="fade"></div>
+<div id="soon" style="width: 100px; height: 60px"></div>
+<script>document.getElementById("soon").onmouseenter = () => setTimeout(() => {}, 30);</script>
+</body></html>"""
+
+
+async def _rests(targets: Sequence[str], schedule: bool = True) -> list[bool]:
+    """For each element: whether the rest before the image of a click at its centre was cut."""
+    async with _page({URL: _html(REST_PAGE)}) as page:
+        watcher = Schedule()
+        await watcher.start(types.SimpleNamespace(page=page))  # type: ignore[arg-type]
+        await page.goto(URL)
+        cuts = []
+        for selector in targets:
+            await page.mouse.move(600, 600)
+            await page.wait_for_timeout(600)  # the last hover's transition back is over
+            box = await page.locator(selector).bounding_box()
+            assert box is not None
+            point = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            image, cut = await hover_and_capture(
+                page, point, (lambda ms: watcher.may_change(page, ms)) if schedule else None)
+            assert image
+            cuts.append(cut)
+        return cuts
+
+
+def test_the_pointer_rests_before_the_image_only_while_something_may_change() -> None:
+    # nothing drawn on hover: no rest; a hover colour fading in, a timer the hover set: the rest
+    assert asyncio.run(_rests(["#plain", "#fade", "#soon"])) == [True, False, False]
+    assert asyncio.run(_rests(["#plain"], schedule=False)) == [False]
