@@ -116,7 +116,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("ambient", lambda c: Ambient(c.ambient_probe_ms)),
     ("ambient_timers", lambda c: AmbientTimers()),
     ("pending_timers", lambda c: PendingTimers(c.pending_timers_ms, c.pending_timers_max_ms)),
-    ("schedule", lambda c: Schedule(c.schedule_settle)),
+    ("schedule", lambda c: Schedule()),
     ("ambient_key", lambda c: AmbientKey()),
     ("navigation_guard", lambda c: NavigationGuarding()),
     ("navigation_undo", lambda c: NavigationUndo()),

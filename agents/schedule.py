@@ -201,15 +201,12 @@ MAX_FRAMES = 20  # a page with more frames than this may change (not read)
 
 class ScheduleConfig(BaseModel):
     schedule: bool = True
-    # A settle's quiet window ends with the frame when nothing can still come (see `idle_settle`).
-    schedule_settle: bool = True
 
 
 class Schedule(Mechanism):
     name = "schedule"
 
-    def __init__(self, settle: bool = True) -> None:
-        self.settle = settle
+    def __init__(self) -> None:
         self.in_flight: set[Request] = set()
         self.sockets: set[WebSocket] = set()
 
@@ -244,7 +241,7 @@ class Schedule(Mechanism):
         self.sockets.discard(socket)
 
     def idle_settle(self, page: Page) -> bool:
-        return self.settle and not self.sockets and not page.workers
+        return not self.sockets and not page.workers
 
     async def may_change(self, page: Page, within_ms: float) -> bool | None:
         if self.in_flight or self.sockets or page.workers:
