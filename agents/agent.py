@@ -65,7 +65,8 @@ class GroundingAgent:
         episode = Episode(page=page, brief=brief, worker=self.worker, backend=self.backend,
                           mechanisms=build_mechanisms(cfg), settle=lambda also=(): self._settle(episode, also),
                           action_timeout_ms=cfg.action_timeout_ms, hover_intent_ms=cfg.hover_intent_ms,
-                          late_effect_ms=cfg.late_effect_ms, backoff_max_ms=cfg.backoff_max_ms)
+                          late_effect_ms=cfg.late_effect_ms, backoff_max_ms=cfg.backoff_max_ms,
+                          in_flight=lambda: self.settler.in_flight)
         scripts = [fingerprint.MUTATION_COUNTER_JS,
                    *(js for m in episode.mechanisms if (js := m.init_script()) is not None)]
         await page.context.add_init_script(script=one_script(scripts))

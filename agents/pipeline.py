@@ -10,7 +10,7 @@ asked in list order and the first answer that is not None counts."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -67,6 +67,8 @@ class Episode:
     hover_intent_ms: int = 0  # a hover that changed nothing is looked at again up to this long
     late_effect_ms: int = 0  # ...any other action on a target, up to this long
     backoff_max_ms: int = 0  # the longest wait after a step that changed nothing
+    # how many of the page's requests are in flight (the settle's count: agents/settle.py)
+    in_flight: Callable[[], int] = lambda: 0
     refs: RefBook = field(default_factory=RefBook)
     history: list[str] = field(default_factory=list)
     # openers (tabs, sections) already opened for the current subgoal

@@ -18,7 +18,7 @@ message posted to itself.
 This mechanism has every document keep its timers (an init script wraps `setTimeout`,
 `setInterval`, `requestAnimationFrame`, `requestIdleCallback`, `scheduler.postTask` and their
 cancels: when each is due) and the promises and requests it awaits from the browser (until each is
-back), and watches the page's requests, sockets and workers. Asked whether the page may change
+back), and watches the page's sockets and workers and, through the settle, its requests. Asked whether the page may change
 within the rest of a wait (`Episode.may_change`), it answers no only when nothing is in flight,
 nothing is open, and no document of the page (every frame) has anything due before the wait would
 end: then the wait would see the page as it is now, and it ends at once (`rec.waits_cut` counts
@@ -36,14 +36,14 @@ evaluation per frame when a wait asks."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Request, Response, WebSocket
+from playwright.async_api import Page, WebSocket
 from pydantic import BaseModel
 
 from agents.pipeline import Episode, Mechanism
-from agents.settle import WRITES
 
 # Installed after the ambient filter's and its timers' wrappers (the agent's own waits, which the
 # ambient filter keeps from before any wrapper, are not the page's): each timer the page asks for
@@ -207,31 +207,15 @@ class Schedule(Mechanism):
     name = "schedule"
 
     def __init__(self) -> None:
-        self.in_flight: set[Request] = set()
         self.sockets: set[WebSocket] = set()
+        self.in_flight: Callable[[], int] = lambda: 0  # the page's requests in flight (the settle's)
 
     def init_script(self) -> str | None:
         return SCHEDULE_JS
 
     async def start(self, episode: Episode) -> None:
-        page = episode.page
-        page.on("request", self._sent)
-        page.on("requestfinished", self._done)
-        page.on("requestfailed", self._done)
-        page.on("response", self._answered)
-        page.on("websocket", self._opened)
-
-    def _sent(self, request: Request) -> None:
-        self.in_flight.add(request)
-
-    def _done(self, request: Request) -> None:
-        self.in_flight.discard(request)
-
-    def _answered(self, response: Response) -> None:
-        # a write is taken in once answered (Chromium never reports a keepalive one finished);
-        # a read stays in flight until its body is in: the page renders from it
-        if response.request.method in WRITES:
-            self.in_flight.discard(response.request)
+        self.in_flight = episode.in_flight
+        episode.page.on("websocket", self._opened)
 
     def _opened(self, socket: WebSocket) -> None:
         self.sockets.add(socket)
@@ -244,7 +228,7 @@ class Schedule(Mechanism):
         return not self.sockets and not page.workers
 
     async def may_change(self, page: Page, within_ms: float) -> bool | None:
-        if self.in_flight or self.sockets or page.workers:
+        if self.in_flight() or self.sockets or page.workers:
             return True
         frames = page.frames
         if len(frames) > MAX_FRAMES:

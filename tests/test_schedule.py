@@ -37,7 +37,7 @@ PAGE = """<!doctype html><html><head><style>
 </style></head><body>
 <button id="later">Later</button> <button id="cancel">Cancel</button> <button id="tick">Tick</button>
 <button id="loop">Loop</button> <button id="fade">Fade</button> <button id="load">Load</button>
-<button id="frame">Frame</button> <button id="slices">Slices</button> <button id="key">Key</button> <div id="nav">Products <a id="menu" href="#">Kettles</a></div>
+<button id="frame">Frame</button> <button id="slices">Slices</button> <button id="key">Key</button> <button id="img">Image</button> <div id="nav">Products <a id="menu" href="#">Kettles</a></div>
 <p id="out">out</p>
 <script>
 const out = document.getElementById("out");
@@ -59,6 +59,9 @@ document.getElementById("slices").onclick = () => {  // work in slices, a messag
 document.getElementById("key").onclick = () => crypto.subtle.generateKey(  // a second or so, off the page's thread
   { name: "RSA-PSS", modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, false, ["sign"])
   .then(() => { window.keyDone = true; });
+document.getElementById("img").onclick = () => {  // a request no script awaits: the browser's own
+  const img = new Image(); img.onload = () => { out.textContent = "image"; }; img.src = "/slow.svg";
+};
 setTimeout(() => { out.dataset.session = "over"; }, 600000);  // due long after any wait
 </script></body></html>"""
 CHILD = "<!doctype html><p>child</p><script>setTimeout(() => {}, 8000);</script>"
@@ -86,6 +89,15 @@ async def _page(routes: dict[str, Callable[[Route], Awaitable[None]]], schedule:
             await browser.close()
 
 
+async def _watched(page: Page) -> Schedule:
+    """The mechanism watching `page`, with the requests in flight the agent's settle counts."""
+    settler = Settler(SettleConfig())
+    settler.watch(page)
+    schedule = Schedule()
+    await schedule.start(types.SimpleNamespace(page=page, in_flight=lambda: settler.in_flight))  # type: ignore[arg-type]
+    return schedule
+
+
 async def _answers(clicks: Sequence[str], within_ms: Sequence[float], hover: str = "",
                    wait_ms: int = 0, until: str = "") -> list[bool]:
     """`may_change(within)` for each of `within_ms`, after the clicks (and a hover), `wait_ms`
@@ -94,10 +106,15 @@ async def _answers(clicks: Sequence[str], within_ms: Sequence[float], hover: str
         await asyncio.sleep(3.0)
         await route.fulfill(body="loaded")
 
+    async def slow_image(route: Route) -> None:
+        await asyncio.sleep(3.0)
+        await route.fulfill(body='<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>',
+                            content_type="image/svg+xml")
+
     async with _page({URL: _html(PAGE), "http://localhost:9/child.html": _html(CHILD),
-                      "http://localhost:9/slow": slow}) as page:
-        schedule = Schedule()
-        await schedule.start(types.SimpleNamespace(page=page))  # type: ignore[arg-type]
+                      "http://localhost:9/slow": slow,
+                      "http://localhost:9/slow.svg": slow_image}) as page:
+        schedule = await _watched(page)
         await page.goto(URL)
         for selector in clicks:
             await page.click(selector)
@@ -126,6 +143,8 @@ def test_loops_animations_requests_and_frames_may_change_the_page() -> None:
     assert asyncio.run(_answers(["#fade"], [3000])) == [True]
     assert asyncio.run(_answers(["#load"], [3000])) == [True]
     assert asyncio.run(_answers(["#load"], [3000], until="out.textContent === 'loaded'")) == [False]
+    assert asyncio.run(_answers(["#img"], [3000])) == [True]  # seen only as the page's request
+    assert asyncio.run(_answers(["#img"], [3000], until="out.textContent === 'image'")) == [False]
     assert asyncio.run(_answers(["#frame"], [10000])) == [True]  # the child's timer
     assert asyncio.run(_answers(["#slices"], [3000])) == [True]  # a message per slice, 4 s or more
     assert asyncio.run(_answers(["#slices"], [3000], until="window.slicesDone")) == [False]
@@ -304,8 +323,7 @@ REST_PAGE = """<!doctype html><html><head><style>
 async def _rests(targets: Sequence[str], schedule: bool = True) -> list[bool]:
     """For each element: whether the rest before the image of a click at its centre was cut."""
     async with _page({URL: _html(REST_PAGE)}) as page:
-        watcher = Schedule()
-        await watcher.start(types.SimpleNamespace(page=page))  # type: ignore[arg-type]
+        watcher = await _watched(page)
         await page.goto(URL)
         cuts = []
         for selector in targets:
