@@ -166,7 +166,16 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
         pixels_before, cut = await validator.hover_and_capture(page, point, episode.may_change)
         rec.waits_cut += cut
     t0 = time.perf_counter()
-    await episode.before_action()
+    before = step.fp_before
+    moved = await episode.before_action(also=[fingerprint.changed_since(before)] if before else [])
+    if moved and moved[0] is not None and moved[0].value is True:
+        # The page changed after it was read for this step (an offer slid in, a list grew while
+        # vision looked): the action's effect is what differs from the page as it is acted on,
+        # not from the page as it was read (closing what came in the meantime would otherwise
+        # give the page read back, and look like nothing).
+        now = await fingerprint.take(page)
+        if now is not None:
+            before, rec.before_retaken = now, True
     readout = ""  # what a set_value by keys left its readout showing
     try:
         readout = await execute(page, episode.refs, action, episode.action_timeout_ms)
@@ -191,7 +200,7 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
         settled.set_result(fp_after)  # background work waiting for the settled page starts here
     for m in episode.mechanisms:
         await m.after_action(page)
-    effective, rec.effect = await validator.effect(page, action, rec.error_type, step.fp_before,
+    effective, rec.effect = await validator.effect(page, action, rec.error_type, before,
                                                    fp_after, pixels_before, lambda e: vetoed(step, e),
                                                    readout)
     # An effect that comes late: a hover's after the page's hover-intent delay, another action's
@@ -211,16 +220,15 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
             await page.wait_for_timeout(100)
             waited += 100
             later = await fingerprint.take(page)
-            effective, effect = await validator.effect(page, action, "", step.fp_before, later,
+            effective, effect = await validator.effect(page, action, "", before, later,
                                                        None, lambda e: vetoed(step, e))
             if effective:
                 fp_after, rec.effect = later, effect
     rec.effective = effective
-    fp_before = step.fp_before
-    if fp_before is not None and fp_after is not None:
-        rec.mutation_delta = round(fp_before.delta(fp_after), 4)
+    if before is not None and fp_after is not None:
+        rec.mutation_delta = round(before.delta(fp_after), 4)
     for m in episode.mechanisms:
-        await m.validated(step, fp_before, fp_after)
+        await m.validated(step, step.fp_before, fp_after)
     rec.validate_ms = _ms(t0)
     return fp_after
 

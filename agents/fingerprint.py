@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import xxhash
 from playwright.async_api import Error as PlaywrightError
@@ -378,6 +379,26 @@ async def take(page: Page, since: int | None = None) -> Fingerprint | None:
     except PlaywrightError:
         return None
     return await of_walk(page, walked, since)
+
+
+# Whether this document changed since the fingerprint `take` (attributes too: the change log) or,
+# without the log (a page with frames) or once that take is pruned, whether its node and text
+# changes moved past the count the fingerprint saw. null: cannot tell.
+_CHANGED_SINCE_JS = r"""([take, changes]) => {
+  const L = window.__gbLog;
+  if (L && take >= 0) {
+    L.flush();
+    const then = L.state.takes.get(take);
+    if (then) return L.state.seq > then.seq;
+  }
+  return changes >= 0 && window.__gbChanges !== undefined ? window.__gbChanges !== changes : null;
+}"""
+
+
+def changed_since(fp: Fingerprint) -> tuple[str, Any]:
+    """A read (for a round trip made anyway) of whether the page changed since `fp` was taken:
+    True, False, or None when it cannot tell."""
+    return _CHANGED_SINCE_JS, [fp.take, fp.changes]
 
 
 def read() -> tuple[str, None]:

@@ -106,13 +106,17 @@ class Episode:
                 return answer
         return True
 
-    async def before_action(self) -> None:
-        """An action of the agent starts now: the mechanisms' reads of the page before it, in one
-        round trip, then each mechanism's hook with what its read gave."""
+    async def before_action(self, also: Sequence[tuple[str, Any]] = ()) -> list[Read | None]:
+        """An action of the agent starts now: the mechanisms' reads of the page before it and the
+        caller's (`also`), in one round trip, then each mechanism's hook with what its read gave;
+        returns what the caller's reads gave (None for each when the page could not be read)."""
         asked = [m.before_action_read() for m in self.mechanisms]
-        got = iter(await read_all(self.page, [r for r in asked if r is not None]) or [])
+        wanted = [r for r in asked if r is not None]
+        got = await read_all(self.page, [*wanted, *also]) or [None] * (len(wanted) + len(also))
+        mine = iter(got[:len(wanted)])
         for m, read in zip(self.mechanisms, asked, strict=True):
-            await m.before_action(self.page, None if read is None else next(got, None))
+            await m.before_action(self.page, None if read is None else next(mine, None))
+        return list(got[len(wanted):])
 
 
 @dataclass

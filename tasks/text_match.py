@@ -43,9 +43,45 @@ def near(want: str, got: set[str]) -> bool:
 
 
 def label_matches(expected: str, label: str) -> bool:
-    """Every word of the expected visible label appears in the (not much longer) label."""
+    """Every word of the expected visible label appears in the (not much longer) label. A label
+    without words that shows glyphs ("+", "×") is shown by a label showing the same glyphs or
+    naming their symbols ("Close", "Add one wrap"), never by any label merely short enough."""
     want, got = words(expected), words(label)
+    if not want and (named := glyph_words(expected)):
+        return len(got) <= LABEL_SLACK and names_glyphs(named, glyph_words(label) or got)
     return len(got) <= len(want) + LABEL_SLACK and all(near(w, set(got)) for w in want)
+
+
+# Glyphs a control shows instead of a word, each with the word people name it by: a name of its
+# symbol in SYMBOLS, so that its other names count for it as they do for an icon ("add" for "+",
+# "back" for "‹"). A stepper's "−" and "+", a carousel's "‹" and "›", a dialog's "×", a row's "⋮".
+GLYPHS: dict[str, str] = {
+    **dict.fromkeys("+＋➕", "plus"), **dict.fromkeys("−-–—➖﹣", "minus"),
+    **dict.fromkeys("×✕✖╳✗✘", "close"), **dict.fromkeys("›»→❯⟩>⇨➜➔", "next"),
+    **dict.fromkeys("‹«←❮⟨<⇦", "previous"), **dict.fromkeys("⋮⋯…︙", "more"),
+    **dict.fromkeys("☰≡", "menu"), **dict.fromkeys("★☆⭐", "star"), **dict.fromkeys("♥♡❤", "like"),
+    **dict.fromkeys("✎✏🖉", "edit"), **dict.fromkeys("🗑", "delete"), **dict.fromkeys("⚙", "settings"),
+    **dict.fromkeys("🔍🔎", "search"), **dict.fromkeys("↑▲△⌃⏶", "up"), **dict.fromkeys("↓▼▽⌄⏷", "down"),
+    **dict.fromkeys("✓✔", "check"), **dict.fromkeys("↻⟳🔄", "refresh"), **dict.fromkeys("▶►⏵", "play"),
+    **dict.fromkeys("⏸", "pause"), **dict.fromkeys("🛒", "cart"), **dict.fromkeys("⌂🏠", "home"),
+    **dict.fromkeys("ⓘℹ", "info"), **dict.fromkeys("⤓", "download"), **dict.fromkeys("⤒", "upload"),
+}
+
+
+def glyph_words(text: str) -> list[str]:
+    """The words naming the glyphs of a text that has no word of its own ("+": ["plus"], "‹ ›":
+    ["previous", "next"]), each once; [] when the text has a word or shows no glyph known."""
+    if words(text):
+        return []
+    return list(dict.fromkeys(GLYPHS[c] for c in text if c in GLYPHS))
+
+
+def names_glyphs(named: Sequence[str], shown: Sequence[str]) -> bool:
+    """Whether words shown name every glyph word of `named`: the same word, or another name of
+    its symbol ("close" for "dismiss", "add" for "plus")."""
+    have = set(shown)
+    symbols = symbol_names(have)
+    return all(w in have or any(w in SYMBOLS[i] for i in symbols) for w in named)
 
 
 def jaccard(a: str, b: str) -> float:
@@ -110,9 +146,17 @@ SYMBOLS: tuple[tuple[str, ...], ...] = (
     ("settings", "gear", "cog", "preferences"),
     ("menu", "hamburger"),
     ("edit", "pencil"),
-    ("back", "left arrow", "arrow left", "return"),
+    ("back", "left arrow", "arrow left", "return", "previous", "prev"),
     ("forward", "right arrow", "arrow right", "next"),
-    ("add", "plus", "new"),
+    ("add", "plus", "new", "increase", "increment"),
+    ("minus", "subtract", "decrease", "decrement", "fewer", "less"),
+    ("more", "ellipsis", "kebab", "overflow", "options"),
+    ("up", "up arrow", "arrow up", "raise"),
+    ("down", "down arrow", "arrow down", "lower"),
+    ("check", "tick", "checkmark"),
+    ("refresh", "reload"),
+    ("play",),
+    ("pause",),
     ("reply", "respond"),
     ("send", "paper plane"),
     ("share",),
@@ -170,7 +214,8 @@ def synonym_words(wanted: set[str], have: set[str], table: tuple[tuple[str, ...]
     """Where `have` names a symbol (of `table`, SYMBOLS by default) `wanted` names by other words
     ("delete" for "trash"): the wanted words so named and the words of `have` that name them. A
     symbol both name with one word is an exact match, not a synonym, and is left out."""
-    asked, shown = symbol_names(wanted, table), symbol_names(have, table)
+    # (a word asked for in another form names the same symbol: "increases" for "increase")
+    asked, shown = symbol_names(wanted | {singular(w) for w in wanted}, table), symbol_names(have, table)
     got: set[str] = set()
     used: set[str] = set()
     for i, words_asked in asked.items():

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 5: steps carry subgoal_label, target_context, expect_held and state_wrong.
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
 # 8: and uncovered. 9: and interruption. 10: and resemblance (decided_ahead and decisions came
-# later without a bump). 11: and undrawn. 12: and timers_ms. 13: and waits_cut. 14: and quiet_cut.
-SCHEMA_VERSION = 14
+# later without a bump). 11: and undrawn. 12: and timers_ms. 13: and waits_cut. 14: and quiet_cut. 15: and before_retaken.
+SCHEMA_VERSION = 15
 
 
 class Cost(BaseModel):
@@ -152,6 +152,9 @@ class StepRecord(BaseModel):
     # settles of this step whose quiet window ended with the frame: nothing was due within it in
     # any document of the page and no request came since the page last settled (agents/schedule.py)
     quiet_cut: int = 0
+    # the page changed between the step's reading and its action: the effect is judged against
+    # the page as acted on (agents/act.py)
+    before_retaken: bool = False
     error_type: str = ""
     error: str = ""
 

@@ -16,6 +16,7 @@ from tasks.text_match import (
     FIELD_NAMES,
     ICON_WORDS,
     affixes,
+    glyph_words,
     has_affixes,
     label_matches,
     singular,
@@ -99,17 +100,18 @@ def ruled_out(target: str) -> frozenset[str]:
                      if w not in STOP_WORDS and w not in ROLE_WORDS and w not in ("one", "ones"))
 
 
-def symbol_synonyms(desc: list[str], name_words: set[str], synonyms: bool = True, field: bool = False
-                    ) -> tuple[set[str], set[str]]:
+def symbol_synonyms(desc: list[str], name_words: set[str], synonyms: bool = True, field: bool = False,
+                    glyph: bool = False) -> tuple[set[str], set[str]]:
     """The description's words an icon shows by another name of the same UI symbol ("trash" shown
     as "delete"), or a field by another name of what it asks for ("last name" shown as "Surname",
     `field`), and the label's words that name them; none unless the description or the label is an
-    icon's (`ICON_WORDS`) or the target a field, so other controls are compared word for word."""
+    icon's (`ICON_WORDS`), the label a glyph's (`glyph`: "+" named "plus", and so "add") or the
+    target a field, so other controls are compared word for word."""
     if not synonyms:
         return set(), set()
     if field:
         return synonym_words(set(desc), name_words, FIELD_NAMES)
-    if not (ICON_WORDS & (set(desc) | name_words)):
+    if not glyph and not (ICON_WORDS & (set(desc) | name_words)):
         return set(), set()
     return synonym_words(set(desc), name_words)
 
@@ -224,7 +226,9 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     if subgoal.looks_like and mark.resemblance < RESEMBLES:
         return 0.0  # the plan shows the picture and this mark does not show it
     desc = content_words(target)
-    name_words = unjoined(set(words(mark.label)), desc)
+    # a name that is a glyph ("+", "›") is the word its glyph is named by ("plus", "next")
+    glyphs = glyph_words(mark.label)
+    name_words = unjoined(set(words(mark.label) or glyphs), desc)
     hinted = names_by_hint(mark)
     # the word that says what kind of control is asked for ("the Billed yearly billing switch"),
     # in the name of a control of another kind ("Can I switch between monthly and yearly
@@ -248,7 +252,7 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         s += PICTURE_WEIGHT * mark.resemblance  # the picture names it as a label would
     s += sum(1.0 for w in desc if w in name_words and w in explained)
     field = is_field(subgoal, mark)
-    by_synonym, naming = symbol_synonyms(desc, name_words, synonyms, field)
+    by_synonym, naming = symbol_synonyms(desc, name_words, synonyms, field, glyph=bool(glyphs))
     s += SYNONYM_WEIGHT * len(by_synonym)
     if not subgoal.label and not (start or end) and not subgoal.looks_like and subgoal.action != "select":
         # (a select may show its value in its name: "Country Choose…", "Country Portugal")
@@ -268,6 +272,8 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
         shown = set(words(mark.label)).union(*(words(piece) for piece in mark.context))
         s -= sum(1.0 for w in out if w in shown)
     role_hints = set().union(*(ROLE_WORDS.get(w, set()) for w in kind_words(target)))
+    if glyphs and GLYPH_KINDS & set(desc):
+        s += 1.0  # "the next arrow", "the plus sign": what is asked for is a glyph, and this is one
     if mark.role in DISTINCT_KINDS.get(head_word(target) or "", ()):
         s += KIND_WEIGHT  # the very kind of control the description names
     elif mark.role in role_hints:
@@ -277,6 +283,8 @@ def score(subgoal: Subgoal, mark: Mark, prefer_toggle: bool = False, synonyms: b
     return s
 
 
+# The words that say a control shows a glyph ("the next arrow", "the plus sign", "the close icon").
+GLYPH_KINDS = frozenset({"arrow", "chevron", "caret", "sign", "symbol", "glyph", "icon"})
 # Kinds of control a description names by a word that could also be a word of a name, and the
 # roles a control of that kind has (a switch drawn on a tick box is still one).
 DISTINCT_KINDS = {
