@@ -18,6 +18,11 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from pydantic import BaseModel, Field
 
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+MAX_FOLLOWED = 3  # documents one settle follows when each replaces the last under its wait
+# What a document's load brings in and has done with by its load event: parsed, applied, run, and
+# (an image) its handler run. A request a script made (fetch, XHR) is not among them: its answer's
+# handler may run after the load event.
+LOADED_BY_LOAD = frozenset({"document", "stylesheet", "script", "image", "font"})
 
 
 class SettleConfig(BaseModel):
@@ -175,6 +180,11 @@ class Settler:
         # settled: a quiet window ends at the frame only if none came since.
         self._traffic = 0
         self._traffic_settled = 0
+        # Between the start of a document's load in the main frame and its load event: request
+        # events of what the load brings in (LOADED_BY_LOAD) are counted apart, in `_load_traffic`,
+        # and do not hold a settle after the load event to its quiet window.
+        self._loading = False
+        self._load_traffic = 0
         self.idle_ends = 0  # settles whose quiet window ended at the frame (see `settle`'s idle)
 
     def watch(self, page: Page) -> None:
@@ -182,14 +192,26 @@ class Settler:
         page.on("requestfinished", self._done)
         page.on("requestfailed", self._done)
         page.on("response", self._answered)
+        page.on("load", self._load_event)
+
+    def _count(self, request: Request) -> None:
+        self._traffic += 1
+        if self._loading and request.resource_type in LOADED_BY_LOAD:
+            self._load_traffic += 1
 
     def _sent(self, request: Request) -> None:
-        self._traffic += 1
+        if request.is_navigation_request() and request.resource_type == "document" \
+                and request.frame.parent_frame is None:
+            self._loading = True  # (a navigation that never commits leaves it so: no cut)
+        self._count(request)
         self._in_flight.add(request)
 
     def _done(self, request: Request) -> None:
-        self._traffic += 1
+        self._count(request)
         self._in_flight.discard(request)
+
+    def _load_event(self, _page: Page) -> None:
+        self._loading = False
 
     @property
     def longest_s(self) -> float:
@@ -206,7 +228,7 @@ class Settler:
         # A write the page sent (a state save, a beacon) is taken in once answered; Chromium never
         # reports a keepalive one finished, which held every later settle of the page to its cap.
         # A read stays in flight until its body is in: the page renders from it.
-        self._traffic += 1
+        self._count(response.request)
         if response.request.method in WRITES:
             self._in_flight.discard(response.request)
 
@@ -227,14 +249,22 @@ class Settler:
             return await self._settle(page, reads, idle)
         finally:
             self._traffic_settled = self._traffic
+            self._load_traffic = 0
 
-    async def _settle(self, page: Page, reads: Sequence[tuple[str, Any]], idle: bool) -> list[Read | None] | None:
-        self.acted_at = time.monotonic()
-        t0 = time.perf_counter()
+    async def _loaded(self, page: Page) -> bool:
+        """Wait for the document's load event (at most the action timeout); whether it came."""
         try:
             await page.wait_for_load_state("load", timeout=self.config.action_timeout_ms)
         except PlaywrightTimeoutError:
-            pass
+            return False
+        return True
+
+    async def _settle(self, page: Page, reads: Sequence[tuple[str, Any]], idle: bool) -> list[Read | None] | None:
+        self.acted_at = time.monotonic()
+        # The window starts after the load event: a page whose load outlasted the window used to
+        # be taken as its load left it, without a quiet window (and without the reads).
+        await self._loaded(page)
+        t0 = time.perf_counter()
         cap, quiet = self.config.settle_ms, self.config.settle_quiet_ms
         if quiet >= cap:
             await page.wait_for_timeout(cap)
@@ -243,17 +273,32 @@ class Settler:
         anim_deadline = t0 + max(cap, self.config.settle_animation_ms) / 1000
         script = quiet_then(tuple(src for src, _ in reads))
         values: list[Read | None] | None = None
+        followed = 0  # documents that replaced the one being settled (a click that navigated)
         while (left_ms := (deadline - time.perf_counter()) * 1000) > 1:
             anim_ms = max(left_ms, (anim_deadline - time.perf_counter()) * 1000)
             traffic = self._traffic
-            may_idle = idle and traffic == self._traffic_settled
+            # (what a document's load brought in counts only while the load is under way)
+            may_idle = idle and traffic - (0 if self._loading else self._load_traffic) == self._traffic_settled
             try:
                 # Bounded here too: a document whose timers stop (frozen, or moving into the
                 # back-forward cache) would never answer.
                 went_quiet, got = await asyncio.wait_for(
                     page.evaluate(script, [[quiet, left_ms, anim_ms, may_idle], [arg for _, arg in reads]]),
                     timeout=anim_ms / 1000 + 0.25)
-            except (PlaywrightError, TimeoutError):  # navigated or frozen: wait out the cap
+            except PlaywrightError:
+                # Another document replaced this one under the wait (the action's navigation
+                # committed after the wait for the load began): that document is the one to
+                # settle, from its load event on, with a window of its own; a few in a row (a
+                # redirect by script), then the rest of the window is waited out.
+                if page.is_closed() or followed >= MAX_FOLLOWED or not await self._loaded(page):
+                    await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
+                    return None
+                followed += 1
+                t0 = time.perf_counter()
+                deadline = t0 + cap / 1000
+                anim_deadline = t0 + max(cap, self.config.settle_animation_ms) / 1000
+                continue
+            except TimeoutError:  # frozen: wait out the window
                 await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
                 return None
             # (read after every wait: only the last wait's reads are returned, and a read that

@@ -2,7 +2,9 @@
 due within the wait and one due after it, a cancelled timeout, an interval, an animation-frame
 loop, a finite transition, a hover menu shown after a transition delay, a request in flight, a
 timer of a child frame and a key made by Web Crypto; the settle's quiet window cut at the frame
-only when none of twelve ways an effect can come just after it is under way; the pointer's rest
+only when none of twelve ways an effect can come just after it is under way, and after a page's
+load unless the page's script made a request during it (the settle following the document that
+replaced the one it waited on); the pointer's rest
 before a point click's image cut only with nothing due and no animation. On a fresh page
 (tests/language/sites/drafts/) whose "Saving draft…" and spinner nothing will take away, the transient wait ends at once with the mechanism and runs to its
 3 s cap without it, while "Checking links…" (three timers in a row) is still waited out; of its
@@ -352,3 +354,50 @@ def test_the_pointer_rests_before_the_image_only_while_something_may_change() ->
     # nothing drawn on hover: no rest; a hover colour fading in, a timer the hover set: the rest
     assert asyncio.run(_rests(["#plain", "#fade", "#soon"])) == [True, False, False]
     assert asyncio.run(_rests(["#plain"], schedule=False)) == [False]
+
+
+# A document's load (agents/settle.py): what a page's load brought in (its document, stylesheets,
+# scripts, images) has done its work by the load event, its images' handlers included; a request a
+# script made (a fetch) may still have its answer's handler to run.
+LOAD_URL = "http://localhost:9/load.html"
+LOAD_PAGE = """<!doctype html><html><head><link rel="stylesheet" href="/load.css">
+<script src="/load.js"></script></head><body><p id="out">out</p><a id="again" href="/load.html">Again</a>
+<img src="/slow.svg" onload="document.getElementById('out').textContent += ' image'">
+%s</body></html>"""
+FETCH_AT_LOAD = """<script>fetch("/data").then((r) => r.text()).then((s) => {
+  document.getElementById("out").textContent += " " + s; });</script>"""
+
+
+async def _loaded(extra: str = "") -> list[tuple[str, bool]]:
+    """Load the page, then follow its link to itself: after each, (the text the settle read as it
+    ended, whether its quiet window ended with the frame)."""
+    async def slow(route: Route) -> None:  # the image holds the load event back
+        await asyncio.sleep(0.2)
+        await route.fulfill(body='<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>',
+                            content_type="image/svg+xml")
+
+    routes = {LOAD_URL: _html(LOAD_PAGE % extra), "http://localhost:9/slow.svg": slow,
+              "http://localhost:9/load.css": lambda route: route.fulfill(body="p { color: #333 }", content_type="text/css"),
+              "http://localhost:9/load.js": lambda route: route.fulfill(body="window.loaded = 1;", content_type="text/javascript"),
+              "http://localhost:9/data": lambda route: route.fulfill(body="data")}
+    async with _page(routes) as page:
+        settler = Settler(SettleConfig())
+        settler.watch(page)
+        got = []
+        for go in (lambda: page.goto(LOAD_URL), lambda: page.click("#again")):
+            ends = settler.idle_ends
+            await go()
+            # (after the click, the new document replaces the old under the settle's first wait)
+            read = await settler.settle(page, [("() => document.getElementById('out').textContent", None)], idle=True)
+            assert read is not None and read[0] is not None, "the settle did not read the page"
+            assert read[0].value == await page.text_content("#out")
+            got.append((read[0].value, settler.idle_ends > ends))
+        return got
+
+
+def test_a_settle_after_a_load_ends_with_the_frame_unless_a_script_made_a_request() -> None:
+    # by the load event the stylesheet, the script and the image (its handler too) are in
+    assert asyncio.run(_loaded()) == [("out image", True)] * 2
+    # a fetch the page's script made during the load: its answer's handler may still be to run
+    got = asyncio.run(_loaded(FETCH_AT_LOAD))
+    assert all(text in ("out data image", "out image data") and not idle for text, idle in got), got
