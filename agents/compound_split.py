@@ -39,6 +39,9 @@ def _share_inside(inner: Box, outer: Box) -> float:
 
 def _part_of(part: Placed, seen: Seen) -> bool:
     b, box = part.box, seen.box
+    if b.x > box.x + box.width + 4 or box.x > b.x + b.width + 4 or b.y > box.y + box.height + 4 \
+            or box.y > b.y + b.height + 4:
+        return False  # apart (most pairs): neither inside nor overlapping
     if b.area >= PART_SHARE * box.area:
         return False
     if _inside(b, box):

@@ -25,10 +25,12 @@ degraded coordinate route."""
 
 from __future__ import annotations
 
+import json
+
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
-from agents.interactive import inject
+from agents.interactive import as_json, inject
 from agents.marks import Mark, Seen, iou
 from agents.observation import Box
 from agents.pipeline import Mechanism, Step
@@ -41,7 +43,7 @@ class HitBindingConfig(BaseModel):
 # For each box [x, y, w, h] (top-document viewport px): {kind: "bound", parts: [...]} with the
 # controls bound there, {kind: "inert"} for plain text, or {kind: "opaque"} (canvas, frame, closed
 # widget, nothing there). A part: {box, text, context: [...], peers: [[x, y, w, h], ...]}.
-_BIND_JS = inject(r"""
+_BIND_JS = as_json(inject(r"""
 (boxes) => {
   const KNOWN = __CLICKABLE__;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
@@ -174,7 +176,7 @@ _BIND_JS = inject(r"""
     return { kind: "inert" };
   });
 }
-""")
+"""))
 
 
 def _box(b: list[float]) -> Box:
@@ -199,7 +201,7 @@ class HitBinding(Mechanism):
         query += [[s.box.x, s.box.y, s.box.width, s.box.height, True, False] for s in partly]
         query += [[m.box.x, m.box.y, m.box.width, m.box.height, False, True] for m in linked]
         try:
-            found = await step.page.evaluate(_BIND_JS, query)
+            found = json.loads(await step.page.evaluate(_BIND_JS, query))
         except PlaywrightError:
             return marks
         bound = {id(m): f for m, f in zip(loose, found)}

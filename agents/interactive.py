@@ -81,3 +81,12 @@ def inject(js: str) -> str:
         js = js.replace(name, json.dumps(selector))
     return js.replace("__UNDRAWN__", UNDRAWN_JS).replace("__DRAWN__", DRAWN_JS) \
         .replace("__BUTTON_NAME__", BUTTON_NAME_JS)
+
+
+def as_json(js: str) -> str:
+    """A JS function of one argument whose (plain data) result comes back as one JSON string, for
+    `json.loads`: Playwright sends an object as a tree of typed nodes that its client checks node
+    by node, which for a reading of a few hundred boxes costs more of the agent's time than the
+    reading itself (a string is one node; measured in docs/performance.md). Undefined members
+    are left out, as Playwright's None would be read with `.get`; numbers must be finite."""
+    return f"(arg) => JSON.stringify(({js})(arg))"

@@ -103,6 +103,8 @@ def iou(a: Box, b: Box) -> float:
     ix = max(0.0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x))
     iy = max(0.0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
     inter = ix * iy
+    if inter <= 0:
+        return 0.0  # (most pairs: apart)
     union = a.area + b.area - inter
     return inter / union if union > 0 else 0.0
 

@@ -57,6 +57,9 @@ def test_overhead_at_its_smallest_size(tmp_path: Path) -> None:
         assert fig["arms"][arm]["ratio_to_floor_keys"] == pytest.approx(wall[arm] / wall["floor_keys"])
         assert fig["arms"][arm]["agent_steps_per_episode"] >= 2
     assert fig["arms"]["floor"]["ms_per_step"] == pytest.approx(wall["floor"] / 2)  # a 2-step plan
+    cpu = {s["arm"]: s["cpu_ms"] for s in fig["samples"]}
+    assert all(0 < cpu[arm] < wall[arm] * 2 for arm in cpu)  # this process's CPU, not the browser's
+    assert all(fig["arms"][arm]["cpu_ms_per_episode"] == pytest.approx(cpu[arm]) for arm in cpu)
     assert [t["holds"] for t in fig["targets"]] == [wall[arm] / wall["floor"] <= 1.5 for arm in agents]
 
 

@@ -11,6 +11,7 @@ page of its own (tests/language/sites/survey, privacy):
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -122,7 +123,7 @@ def test_a_link_seen_inside_a_sentence_finds_the_box_beside_it() -> None:
                 boxes[name] = b
             query = [[b["x"], b["y"], b["width"], b["height"], False, True]
                      for b in (boxes["terms"], boxes["help"])]
-            terms, help_ = await page.evaluate(_BIND_JS, query)
+            terms, help_ = json.loads(await page.evaluate(_BIND_JS, query))
             await browser.close()
         return terms["parts"], help_["parts"], boxes["tick"]
 

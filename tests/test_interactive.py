@@ -105,3 +105,26 @@ def test_the_three_walkers_classify_the_same_elements_consistently() -> None:
         assert owners[i] == owner, i
         assert (TEXT[i] in offscreen) == control, i
         assert regions.get(TEXT[i]) == kind, i
+
+
+@pytest.mark.browser
+def test_a_reading_as_json_gives_what_playwright_would() -> None:
+    # interactive.as_json: one JSON string instead of Playwright's typed tree; the same data back,
+    # an undefined member left out (read with .get, as Playwright's None would be)
+    reading = "(n) => ({count: n, half: n / 2, text: 'é “x”', nested: [[1, 2], {ok: true}], gone: undefined})"
+
+    async def main() -> tuple[dict, dict]:
+        async with async_playwright() as pw:
+            browser = await launch(pw, BrowserSettings())
+            try:
+                page = await browser.new_page()
+                plain = await page.evaluate(reading, 3)
+                as_text = await page.evaluate(interactive.as_json(reading), 3)
+                assert isinstance(as_text, str)
+                return plain, json.loads(as_text)
+            finally:
+                await browser.close()
+
+    plain, read = asyncio.run(main())
+    assert read == {k: v for k, v in plain.items() if v is not None}
+    assert read.get("gone") is None and read["nested"] == [[1, 2], {"ok": True}] and read["half"] == 1.5

@@ -17,6 +17,7 @@ any text is."""
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import unquote
 
@@ -25,11 +26,11 @@ from playwright.async_api import Page
 from pydantic import BaseModel, ConfigDict
 
 from agents.frames import REACHABLE_JS, frame_offset
-from agents.interactive import inject
+from agents.interactive import as_json, inject
 
 # Walks the top document, same-origin frames and open shadow roots; cross-origin frames are read
 # through their own Frame handles (see read_regions) because their documents are not reachable.
-_READ_JS = inject(r"""
+_READ_JS = as_json(inject(r"""
 ([ox, oy, vw, vh, occlusion]) => {
   const out = [];
   // With occlusion on, a box is drawn only if something of it is on top at one of five points
@@ -229,7 +230,7 @@ _READ_JS = inject(r"""
   walk(document, 0, 0);
   return out;
 }
-""")
+"""))
 
 
 class Region(BaseModel):
@@ -258,7 +259,7 @@ async def read_regions(page: Page, occlusion: bool = False) -> list[Region]:
     `occlusion`, only regions something of which is on top (not covered by another element)."""
     size = page.viewport_size or {"width": 1280, "height": 720}
     vw, vh = size["width"], size["height"]
-    raw: list[dict] = await page.evaluate(_READ_JS, [0, 0, vw, vh, occlusion])
+    raw: list[dict] = json.loads(await page.evaluate(_READ_JS, [0, 0, vw, vh, occlusion]))
     for frame in page.frames[1:]:
         try:
             handle = await frame.frame_element()
@@ -267,7 +268,7 @@ async def read_regions(page: Page, occlusion: bool = False) -> list[Region]:
             ox, oy = await frame_offset(frame)
             base = len(raw)
             raw.extend({**r, "row": r["row"] + base if r["row"] >= 0 else -1}
-                       for r in await frame.evaluate(_READ_JS, [ox, oy, vw, vh, occlusion]))
+                       for r in json.loads(await frame.evaluate(_READ_JS, [ox, oy, vw, vh, occlusion])))
         except PlaywrightError:
             continue  # a frame that detached mid-read is simply not drawn
     return _dedupe_rows([Region(**{**r, "picture": picture_name(r.get("picture") or [])})

@@ -34,6 +34,9 @@ pairs where both episodes succeeded, so load from other work mostly cancels; the
 floor_keys in its own column. For the agent arms
 the JSON also splits the episode into the agent's stage timings (steps.parquet's `*_ms` columns)
 and what lies outside the steps (context, start page and settle, final settle, verdict, trace).
+`cpu ms/episode` is the CPU time of this process (harness, agent, Playwright's client, the
+fixture server's threads) per episode, median: what the agent computes itself, beside what it
+waits for; the browser's processes are not in it.
 
 Project target: harness time per step at most 1.5x the floor, for every agent arm."""
 
@@ -90,14 +93,15 @@ async def run(suite: str, tasks: Sequence[str], rounds: int, seed: int, warmup: 
             browser = await launch(pw, configs["floor"].browser)
 
             async def episode(arm: str, task: Task) -> dict[str, Any]:
-                t0 = time.perf_counter()
+                t0, cpu0 = time.perf_counter(), time.process_time()
                 result = await run_episode(browser, server, task, seed, configs[arm], Path(tmp) / arm)
                 wall_ms = (time.perf_counter() - t0) * 1000
+                cpu_ms = (time.process_time() - cpu0) * 1000
                 stages = {s: sum(step[s] for step in result.steps) for s in STAGES}
                 return {"arm": arm, "task_id": task.id, "plan_steps": len(task.plan),
                         "oracle_steps": len(task.oracle), "agent_steps": len(result.steps),
                         "success": result.episode.success, "failure": result.episode.failure,
-                        "wall_ms": wall_ms, "stages_ms": stages,
+                        "wall_ms": wall_ms, "cpu_ms": cpu_ms, "stages_ms": stages,
                         "outside_steps_ms": wall_ms - sum(stages.values())}
 
             try:
@@ -133,7 +137,8 @@ def summarise(raw: dict[str, Any]) -> dict[str, Any]:
         per_step = [s["wall_ms"] / s["plan_steps"] for s in ok]
         entry: dict[str, Any] = {"episodes": len(mine), "successes": len(ok),
                                  "ms_per_step": statistics.median(per_step) if per_step else None,
-                                 "ms_per_episode": statistics.median(s["wall_ms"] for s in ok) if ok else None}
+                                 "ms_per_episode": statistics.median(s["wall_ms"] for s in ok) if ok else None,
+                                 "cpu_ms_per_episode": statistics.median(s["cpu_ms"] for s in ok) if ok else None}
         if arm not in FLOORS:
             matched = pairs(ok, "floor")
             ratios = [s["wall_ms"] / f["wall_ms"] for s, f in matched]
@@ -168,12 +173,13 @@ def render(arms: dict[str, Any], checks: list[dict[str, Any]], meta: dict[str, A
              f"{len(meta['tasks'])} tasks x {meta['rounds']} rounds, seed {meta['seed']}, "
              f"{machine.describe(meta)}"),
              "medians over successful episodes; ratios are medians of same-round ratios to the floor", ""]
-    lines.append(f"{'arm':<17} {'ok':>7} {'ms/step':>9} {'ms/episode':>11} {'x floor':>8} {'x floor_keys':>12}")
+    lines.append(f"{'arm':<17} {'ok':>7} {'ms/step':>9} {'ms/episode':>11} {'x floor':>8} {'x floor_keys':>12}"
+                 f" {'cpu ms/episode':>15}")
     for arm, a in arms.items():
         ratio, keyed = a.get("ratio_to_floor"), a.get("ratio_to_floor_keys")
         lines.append(f"{arm:<17} {a['successes']:>3}/{a['episodes']:<3} {a['ms_per_step'] or 0:>9.0f} "
                      f"{a['ms_per_episode'] or 0:>11.0f} {'' if ratio is None else f'{ratio:.2f}':>8} "
-                     f"{'' if keyed is None else f'{keyed:.2f}':>12}")
+                     f"{'' if keyed is None else f'{keyed:.2f}':>12} {a.get('cpu_ms_per_episode') or 0:>15.0f}")
     for arm in [arm for arm in arms if arm not in FLOORS]:
         parts = arms[arm].get("breakdown_ms_per_episode")
         if parts:
