@@ -264,13 +264,17 @@ class Settler:
         # The window starts after the load event: a page whose load outlasted the window used to
         # be taken as its load left it, without a quiet window (and without the reads).
         await self._loaded(page)
-        t0 = time.perf_counter()
         cap, quiet = self.config.settle_ms, self.config.settle_quiet_ms
         if quiet >= cap:
             await page.wait_for_timeout(cap)
             return None
-        deadline = t0 + cap / 1000
-        anim_deadline = t0 + max(cap, self.config.settle_animation_ms) / 1000
+
+        def window() -> tuple[float, float]:
+            """(the window's end, an animation's) from now."""
+            t0 = time.perf_counter()
+            return t0 + cap / 1000, t0 + max(cap, self.config.settle_animation_ms) / 1000
+
+        deadline, anim_deadline = window()
         script = quiet_then(tuple(src for src, _ in reads))
         values: list[Read | None] | None = None
         followed = 0  # documents that replaced the one being settled (a click that navigated)
@@ -294,9 +298,7 @@ class Settler:
                     await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
                     return None
                 followed += 1
-                t0 = time.perf_counter()
-                deadline = t0 + cap / 1000
-                anim_deadline = t0 + max(cap, self.config.settle_animation_ms) / 1000
+                deadline, anim_deadline = window()
                 continue
             except TimeoutError:  # frozen: wait out the window
                 await page.wait_for_timeout(max(0.0, (deadline - time.perf_counter()) * 1000))
