@@ -196,16 +196,13 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
             "context": tuple(c for c in (parent["name"], *parent["context"]) if c)[:6] if parent else (),
         }
         stack.append((indent, ref))
-    children: dict[str, list[str]] = {}
-    for ref, node in nodes.items():
-        if node["parent_ref"]:
-            children.setdefault(node["parent_ref"], []).append(ref)
+    tree = _Tree(nodes, texts)
     elements: dict[str, Element] = {}
     for ref, node in nodes.items():
         own = " ".join(texts.get(ref, ()))
         if own and not node["text"]:
             node["text"] = own
-        node["context"] = (*_nearby_labels(ref, nodes, children, texts), *node["context"])[:ROW_CONTEXT + 4]
+        node["context"] = (*_nearby_labels(ref, tree), *node["context"])[:ROW_CONTEXT + 4]
         elements[ref] = Element(**node)
     return elements
 
@@ -220,59 +217,81 @@ ROW_ROLES = frozenset({"row", "listitem", "article"})
 ROW_CONTEXT = 12  # the most pieces of a row kept as context
 
 
-def _nearby_labels(ref: str, nodes: dict[str, dict], children: dict[str, list[str]],
-                   texts: dict[str, list[str]], wanted: int = 4, levels: int = 3) -> list[str]:
+class _Tree:
+    """The parsed nodes with what the label helpers ask of them again and again: each node's
+    children, its position among its siblings, and the labels already worked out (a row's pieces
+    are read for every control of the row)."""
+
+    def __init__(self, nodes: dict[str, dict], texts: dict[str, list[str]]) -> None:
+        self.nodes, self.texts = nodes, texts
+        self.children: dict[str, list[str]] = {}
+        self.position: dict[str, int] = {}
+        for ref, node in nodes.items():
+            if node["parent_ref"]:
+                kids = self.children.setdefault(node["parent_ref"], [])
+                self.position[ref] = len(kids)
+                kids.append(ref)
+        self.labels: dict[tuple[str, int], str] = {}
+
+
+def _nearby_labels(ref: str, tree: _Tree, wanted: int = 4, levels: int = 3) -> list[str]:
     """What stands next to an element: its parent's text and the labels of the nearest
     non-interactive siblings (a card's heading, a row's caption); when nothing stands beside it
     (alone in a cell or wrapper), the same one level up (the row header beside the cell). In a
     row (a table row, a list item, a card) that is every piece of the row, nearest first: the row
     is the record the control acts on, and its key may sit at the far end."""
+    nodes = tree.nodes
     out: list[str] = []
     node_ref = ref
     for _ in range(levels):
         parent = nodes[node_ref]["parent_ref"]
         if parent is None:
             break
-        out.extend(texts.get(parent, ()))
-        siblings = children.get(parent, [])
-        here = siblings.index(node_ref)
+        out.extend(tree.texts.get(parent, ()))
+        siblings = tree.children.get(parent, [])
+        here = tree.position[node_ref]
         reach = len(siblings) if nodes[parent]["role"] in ROW_ROLES else wanted
-        order = [j for d in range(1, reach + 1) for j in (here - d, here + d) if 0 <= j < len(siblings)]
         field = nodes[node_ref]["role"] in FIELD_ROLES
-        for j in order:
-            other = siblings[j]
-            sib = nodes[other]
-            if sib["role"] in INTERACTIVE_ROLES or sib["role"] == "iframe":
-                continue
-            if field and j > here and j + 1 < len(siblings) and nodes[siblings[j + 1]]["role"] in FIELD_ROLES:
-                continue  # a caption right before the next field is that field's, not this one's
-            label = _shown_label(other, nodes, children, texts)
-            if label:
-                out.append(label)
+        for d in range(1, reach + 1):
+            for j in (here - d, here + d):
+                if not 0 <= j < len(siblings):
+                    continue
+                sib = nodes[siblings[j]]
+                if sib["role"] in INTERACTIVE_ROLES or sib["role"] == "iframe":
+                    continue
+                if field and j > here and j + 1 < len(siblings) and nodes[siblings[j + 1]]["role"] in FIELD_ROLES:
+                    continue  # a caption right before the next field is that field's, not this one's
+                label = _shown_label(siblings[j], tree)
+                if label:
+                    out.append(label)
         if out:  # the nearest container that says something is the element's own
             return out[:ROW_CONTEXT if reach > wanted else wanted + 2]
         node_ref = parent
     return out[:wanted + 2]
 
 
-def _shown_label(ref: str, nodes: dict[str, dict], children: dict[str, list[str]],
-                 texts: dict[str, list[str]], depth: int = 3) -> str:
+def _shown_label(ref: str, tree: _Tree, depth: int = 3) -> str:
     """What a non-interactive element says: its name, or its text; when it shows neither, what its
     content says (Playwright leaves out a name its content repeats: a card's heading whose words
     are its link's, "heading [level=3]" over `link "Speckled Stoneware Mug"`). A link in it is read
     as text (a title, a person's name), a control of any other kind is not. A container's own
     words beside a heading of its own (a card's price under its title and its blurb) are only
     part of what it says: its elements' come first, the title leading."""
+    known = tree.labels.get((ref, depth))
+    if known is not None:
+        return known
+    nodes = tree.nodes
     node = nodes[ref]
-    own = " ".join(texts.get(ref, ()))
+    own = " ".join(tree.texts.get(ref, ()))
     label = node["name"] or node["text"] or own
-    kids = children.get(ref, ())
+    kids = tree.children.get(ref, ())
     titled = label == own and any(nodes[c]["role"] == "heading" for c in kids)
-    if depth == 0 or node["name"] or (label and not titled):
-        return label
-    parts = [part for c in kids if nodes[c]["role"] == "link" or nodes[c]["role"] not in INTERACTIVE_ROLES
-             if (part := _shown_label(c, nodes, children, texts, depth - 1))]
-    return " ".join([*parts[:3], own] if own else parts[:3])
+    if not (depth == 0 or node["name"] or (label and not titled)):
+        parts = [part for c in kids if nodes[c]["role"] == "link" or nodes[c]["role"] not in INTERACTIVE_ROLES
+                 if (part := _shown_label(c, tree, depth - 1))]
+        label = " ".join([*parts[:3], own] if own else parts[:3])
+    tree.labels[ref, depth] = label
+    return label
 
 
 # Disclosure widgets. Playwright's aria snapshot calls a <summary> `generic` (it names it from its
