@@ -141,12 +141,19 @@ async def _actionable(step: Step, mark: Mark) -> bool:
     return True
 
 
-async def _settled_fingerprint(episode: Episode) -> fingerprint.Fingerprint | None:
-    """Let the page settle; its fingerprint as the settle left it, read in the settle's last
-    round trip when that still holds."""
-    got = await episode.settle(also=[fingerprint.read()])
+def changes_since(step: Step) -> int | None:
+    """The `since` of the step's fingerprints (the first mechanism's `changes_since`)."""
+    return next((s for m in step.episode.mechanisms if (s := m.changes_since(step)) is not None), None)
+
+
+async def settled_fingerprint(episode: Episode, since: int | None = None) -> fingerprint.Fingerprint | None:
+    """Let the page settle; its fingerprint as the settle left it (with `since`, as
+    `fingerprint.take`), read in the settle's last round trip when that still holds. That one is
+    kept as `episode.settled_fp`: the next step's reading, while the page is certainly unchanged."""
+    got = await episode.settle(also=[fingerprint.read(since)])
     if got and got[0] is not None and isinstance(got[0].value, str):
-        return await fingerprint.of_walk(episode.page, got[0].value)
+        episode.settled_fp = await fingerprint.of_walk(episode.page, got[0].value, since)
+        return episode.settled_fp
     return await fingerprint.take(episode.page)
 
 
@@ -195,7 +202,7 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     t0 = time.perf_counter()
     fp_after = None
     try:
-        fp_after = await _settled_fingerprint(episode)
+        fp_after = await settled_fingerprint(episode, changes_since(step))
     finally:
         settled.set_result(fp_after)  # background work waiting for the settled page starts here
     for m in episode.mechanisms:
@@ -225,6 +232,8 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
             if effective:
                 fp_after, rec.effect = later, effect
     rec.effective = effective
+    if episode.settled_fp is not fp_after:
+        episode.settled_fp = None  # the page moved on after the settle (a late effect)
     if before is not None and fp_after is not None:
         rec.mutation_delta = round(before.delta(fp_after), 4)
     for m in episode.mechanisms:
@@ -359,7 +368,7 @@ async def scroll(step: Step, action: Scroll) -> list[str]:
             raise
         rec.error_type, rec.error = "action_error", _first_error_line(exc)
     rec.act_ms = _ms(t0)
-    fp_after = await _settled_fingerprint(episode)
+    fp_after = await settled_fingerprint(episode, changes_since(step))
     for m in episode.mechanisms:
         await m.after_action(page)
     fp_before = step.fp_before

@@ -66,7 +66,7 @@ class GroundingAgent:
                           mechanisms=build_mechanisms(cfg), settle=lambda also=(): self._settle(episode, also),
                           action_timeout_ms=cfg.action_timeout_ms, hover_intent_ms=cfg.hover_intent_ms,
                           late_effect_ms=cfg.late_effect_ms, backoff_max_ms=cfg.backoff_max_ms,
-                          in_flight=lambda: self.settler.in_flight)
+                          in_flight=lambda: self.settler.in_flight, still=self.settler.still)
         scripts = [fingerprint.MUTATION_COUNTER_JS,
                    *(js for m in episode.mechanisms if (js := m.init_script()) is not None)]
         await page.context.add_init_script(script=one_script(scripts))
@@ -75,10 +75,10 @@ class GroundingAgent:
         self.settler.watch(page)
         episode.refs.watch(page)
         await page.goto(brief.start_url)
-        await episode.settle()
+        await act.settled_fingerprint(episode)
         if prepare is not None:
             episode.brief = brief = await prepare(page, brief)
-            await episode.settle()
+            await act.settled_fingerprint(episode)
         index, last_error, no_ops, steps = 0, "", 0, brief.max_steps
         for number in range(brief.max_steps):
             if index >= len(brief.plan):
@@ -134,6 +134,7 @@ class GroundingAgent:
     async def _settle(self, episode: Episode, also: Sequence[tuple[str, Any]] = ()) -> list[Read | None] | None:
         # The mechanisms' reads of the settled page, and the caller's, travel with the settle's
         # last wait.
+        episode.settled_fp = None
         page, asked = episode.page, [m.settle_read() for m in episode.mechanisms]
         wanted = [read for read in asked if read is not None]
         idle = any(m.idle_settle(page) for m in episode.mechanisms)
@@ -152,8 +153,14 @@ class GroundingAgent:
     async def _observe(self, step: Step) -> None:
         episode, rec = step.episode, step.rec
         t0 = time.perf_counter()
-        since = next((s for m in episode.mechanisms if (s := m.changes_since(step)) is not None), None)
-        step.fp_before = fp = await fingerprint.take(step.page, since)
+        since, kept = act.changes_since(step), episode.settled_fp
+        episode.settled_fp = None
+        if kept is not None and kept.since == since and episode.still():
+            # the page is as the last settle read it: that reading is the step's
+            step.fp_before = fp = kept
+            rec.fp_kept = True
+        else:
+            step.fp_before = fp = await fingerprint.take(step.page, since)
         scopes, rec.observe_reason = next(
             (got for m in episode.mechanisms if (got := m.scopes(step)) is not None), (None, "off"))
         step.obs = obs = await episode.refs.observe(step.page, scopes, fp.framed if fp else frozenset())

@@ -401,10 +401,10 @@ def changed_since(fp: Fingerprint) -> tuple[str, Any]:
     return _CHANGED_SINCE_JS, [fp.take, fp.changes]
 
 
-def read() -> tuple[str, None]:
+def read(since: int | None = None) -> tuple[str, int | None]:
     """`take` as a read of the page that travels with another round trip (a settle's last wait):
-    give what it read to `of_walk`."""
-    return _WALK_JS, None
+    give what it read to `of_walk`, with the same `since`."""
+    return _WALK_JS, since
 
 
 async def of_walk(page: Page, walked: str, since: int | None = None) -> Fingerprint:

@@ -69,6 +69,10 @@ class Episode:
     backoff_max_ms: int = 0  # the longest wait after a step that changed nothing
     # how many of the page's requests are in flight (the settle's count: agents/settle.py)
     in_flight: Callable[[], int] = lambda: 0
+    # whether the page is certainly as the last settle left it (agents/settle.py `Settler.still`)
+    still: Callable[[], bool] = lambda: False
+    # the fingerprint read as the last settle ended, if one was (cleared by every settle and action)
+    settled_fp: Fingerprint | None = None
     refs: RefBook = field(default_factory=RefBook)
     history: list[str] = field(default_factory=list)
     # openers (tabs, sections) already opened for the current subgoal
@@ -110,6 +114,7 @@ class Episode:
         """An action of the agent starts now: the mechanisms' reads of the page before it and the
         caller's (`also`), in one round trip, then each mechanism's hook with what its read gave;
         returns what the caller's reads gave (None for each when the page could not be read)."""
+        self.settled_fp = None
         asked = [m.before_action_read() for m in self.mechanisms]
         wanted = [r for r in asked if r is not None]
         got = await read_all(self.page, [*wanted, *also]) or [None] * (len(wanted) + len(also))

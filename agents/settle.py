@@ -23,6 +23,12 @@ MAX_FOLLOWED = 3  # documents one settle follows when each replaces the last und
 # (an image) its handler run. A request a script made (fetch, XHR) is not among them: its answer's
 # handler may run after the load event.
 LOADED_BY_LOAD = frozenset({"document", "stylesheet", "script", "image", "font"})
+# After a quiet window that ended at the frame, how long the page is taken to stay as the settle
+# left it (`Settler.still`): until the next thing it scheduled is due, at most STILL_MAX_MS, less a
+# margin (the page looked at its schedule before its answer came back, and a read of the page
+# after arrives there later than it is sent).
+STILL_MAX_MS = 100
+STILL_MARGIN_MS = 5
 
 
 class SettleConfig(BaseModel):
@@ -82,26 +88,32 @@ QUIET_JS = """([quiet, cap, animCap, idle]) => new Promise((resolve) => {
   const animating = (now) => now - lastStyle < FRAMES ||
     document.getAnimations().some((a) => a.playState === "running" &&
                                          Number.isFinite(a.effect?.getComputedTiming().endTime) && moves(a));
-  // Whether a document (or one of its frames) has something due within the window; one it
-  // cannot read, or without the schedule's wrappers, may.
-  const due = (w) => {
+  // In how many ms a document (or one of its frames) has something due: at once for one it cannot
+  // read or without the schedule's wrappers, never (Infinity) for nothing at all.
+  const nextDue = (w) => {
     try {
-      const next = typeof w.__gbNextDue === "function" ? w.__gbNextDue() : 0;
-      if (next >= 0 && next <= quiet) return true;
-      for (let i = 0; i < w.frames.length; i++) if (due(w.frames[i])) return true;
-      return false;
-    } catch (e) { return true; }
+      if (typeof w.__gbNextDue !== "function") return 0;
+      const own = w.__gbNextDue();
+      let next = own < 0 ? Infinity : own;
+      for (let i = 0; i < w.frames.length && next > 0; i++) next = Math.min(next, nextDue(w.frames[i]));
+      return next;
+    } catch (e) { return 0; }
   };
+  let horizon = 0;  // with "idle": in how many ms, from the end, something is due (-1: nothing)
   let framed = -1;  // when the frame was drawn, until the first check after it
   const done = (result) => {
-    observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve(result);
+    observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve([result, horizon]);
   };
   const check = () => {
     const now = performance.now(), moving = animating(now);
     if (framed >= 0) {
       const at = framed;
       framed = -1;
-      if (last <= at && !moving && !due(window)) return done("idle");
+      const next = last <= at && !moving ? nextDue(window) : 0;
+      if (next > quiet) {
+        horizon = Number.isFinite(next) ? next : -1;
+        return done("idle");
+      }
     }
     if (now - last >= quiet && !moving) return done(true);
     if (now - start >= animCap || (now - start >= cap && !moving)) return done(false);
@@ -141,11 +153,12 @@ def _reads(sources: tuple[str, ...]) -> str:
 @functools.cache
 def quiet_then(sources: tuple[str, ...]) -> str:
     """QUIET_JS, then reads of the page (JS functions of one argument) in the same round trip:
-    `([quietArgs, readArgs])` resolves to [went quiet, [{ok, value} or {error} per read]]. The reads
+    `([quietArgs, readArgs])` resolves to [went quiet, [{ok, value} or {error} per read], in how many
+    ms something is due (with "idle"; -1: nothing)]. The reads
     are written into the script (no eval in the page, which its own policy may forbid); the same
     few combinations recur, so the script's text is built once each."""
-    return (f"async ([args, readArgs]) => {{\n  const quiet = await ({QUIET_JS})(args);\n"
-            f"  return [quiet, {_reads(sources)}];\n}}")
+    return (f"async ([args, readArgs]) => {{\n  const [quiet, horizon] = await ({QUIET_JS})(args);\n"
+            f"  return [quiet, {_reads(sources)}, horizon];\n}}")
 
 
 @functools.cache
@@ -186,6 +199,10 @@ class Settler:
         self._loading = False
         self._load_traffic = 0
         self.idle_ends = 0  # settles whose quiet window ended at the frame (see `settle`'s idle)
+        # Until when the page stays as the last settle left it (`still`), and the request events
+        # seen then.
+        self._still_until = 0.0
+        self._traffic_still = -1
 
     def watch(self, page: Page) -> None:
         page.on("request", self._sent)
@@ -218,6 +235,22 @@ class Settler:
         """The longest one settle waits for the page to answer (its cap, an animation's, and the
         margin of the bound on a page that does not answer)."""
         return max(self.config.settle_ms, self.config.settle_animation_ms) / 1000 + 0.25
+
+    def still(self) -> bool:
+        """Whether the page is certainly as the last settle left it: that settle's quiet window
+        ended at the frame (`settle`'s idle: nothing due in any document within the window, no
+        request in flight and none since the page settled before), the next thing the page
+        scheduled is not due yet (STILL_MAX_MS at most, less STILL_MARGIN_MS) and no request event
+        came since. Nothing of the page's own could have changed it (the schedule's argument for
+        cutting a wait, agents/schedule.py); whatever the agent does to the page starts with a
+        settle or an action of its own, after which this says nothing."""
+        return self.still_ms() > 0
+
+    def still_ms(self) -> float:
+        """How much longer `still` holds, in ms (0: it does not)."""
+        if self._traffic != self._traffic_still:
+            return 0.0
+        return max(0.0, (self._still_until - time.perf_counter()) * 1000)
 
     @property
     def in_flight(self) -> int:
@@ -261,6 +294,7 @@ class Settler:
 
     async def _settle(self, page: Page, reads: Sequence[tuple[str, Any]], idle: bool) -> list[Read | None] | None:
         self.acted_at = time.monotonic()
+        self._still_until = 0.0
         # The window starts after the load event: a page whose load outlasted the window used to
         # be taken as its load left it, without a quiet window (and without the reads).
         await self._loaded(page)
@@ -286,7 +320,7 @@ class Settler:
             try:
                 # Bounded here too: a document whose timers stop (frozen, or moving into the
                 # back-forward cache) would never answer.
-                went_quiet, got = await asyncio.wait_for(
+                went_quiet, got, horizon = await asyncio.wait_for(
                     page.evaluate(script, [[quiet, left_ms, anim_ms, may_idle], [arg for _, arg in reads]]),
                     timeout=anim_ms / 1000 + 0.25)
             except PlaywrightError:
@@ -309,6 +343,10 @@ class Settler:
             if went_quiet == "idle" and self._traffic != traffic:
                 continue  # a request came as the frame was drawn: wait as without a schedule
             if not went_quiet or not self._in_flight:
-                self.idle_ends += went_quiet == "idle"
+                if went_quiet == "idle":
+                    self.idle_ends += 1
+                    still_ms = STILL_MAX_MS if horizon < 0 else min(horizon, STILL_MAX_MS)
+                    self._still_until = time.perf_counter() + max(0, still_ms - STILL_MARGIN_MS) / 1000
+                    self._traffic_still = self._traffic
                 return values
         return values

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
 # 8: and uncovered. 9: and interruption. 10: and resemblance (decided_ahead and decisions came
 # later without a bump). 11: and undrawn. 12: and timers_ms. 13: and waits_cut. 14: and quiet_cut. 15: and before_retaken.
-SCHEMA_VERSION = 15
+# 16: and fp_kept.
+SCHEMA_VERSION = 16
 
 
 class Cost(BaseModel):
@@ -155,6 +156,10 @@ class StepRecord(BaseModel):
     # the page changed between the step's reading and its action: the effect is judged against
     # the page as acted on (agents/act.py)
     before_retaken: bool = False
+    # the step's reading began with the fingerprint its last settle read, the page certainly
+    # unchanged since (a quiet window ended with the frame, not run out, no request since:
+    # agents/settle.py `Settler.still`), instead of one round trip more
+    fp_kept: bool = False
     error_type: str = ""
     error: str = ""
 

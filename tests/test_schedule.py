@@ -26,8 +26,10 @@ import pytest
 from conftest import run_experiment
 from playwright.async_api import Page, Route, async_playwright
 
+from agents import fingerprint
+from agents.fingerprint import MUTATION_COUNTER_JS
 from agents.schedule import SCHEDULE_JS, Schedule
-from agents.settle import SettleConfig, Settler
+from agents.settle import STILL_MARGIN_MS, STILL_MAX_MS, SettleConfig, Settler
 from agents.validator import hover_and_capture
 from harness.browser import BrowserSettings, launch
 
@@ -401,3 +403,77 @@ def test_a_settle_after_a_load_ends_with_the_frame_unless_a_script_made_a_reques
     # a fetch the page's script made during the load: its answer's handler may still be to run
     got = asyncio.run(_loaded(FETCH_AT_LOAD))
     assert all(text in ("out data image", "out image data") and not idle for text, idle in got), got
+
+
+# How long the page stays as a settle left it (agents/settle.py `Settler.still`): a click whose
+# effect comes from a timer due long after the quiet window, one due a little after it, one that
+# starts a timer due every 12 ms, and one with nothing after it.
+STILL_URL = "http://localhost:9/still.html"
+STILL_PAGE = """<!doctype html><html><body>
+<button id="later">Later</button> <button id="next">Next</button> <button id="ticks">Ticks</button>
+<button id="sync">Sync</button> <p id="out">out</p>
+<script>
+const out = document.getElementById("out");
+const after = (ms, text) => () => setTimeout(() => { out.textContent = text; }, ms);
+document.getElementById("later").onclick = after(300, "later");
+document.getElementById("next").onclick = after(70, "next");
+document.getElementById("ticks").onclick = () => {
+  let n = 0;
+  const tick = setInterval(() => { out.textContent = "tick " + n; if (++n === 40) clearInterval(tick); }, 12);
+};
+document.getElementById("sync").onclick = () => { out.textContent = "sync"; };
+</script></body></html>"""
+
+
+async def _still(selector: str) -> tuple[float, bool, bool, bool]:
+    """After a click and its settle: for how many ms the page was said to be still, whether every
+    fingerprint taken while it was said so equals the settle's, whether it was still said so 150 ms
+    later, and whether the page differed from the settle's reading 400 ms later."""
+    async with _page({STILL_URL: _html(STILL_PAGE)}) as page:
+        await page.context.add_init_script(script=MUTATION_COUNTER_JS)
+        settler = Settler(SettleConfig())
+        settler.watch(page)
+        await page.goto(STILL_URL)
+        await settler.settle(page, idle=True)
+        await page.click(selector)
+        got = await settler.settle(page, [fingerprint.read()], idle=True)
+        assert got is not None and got[0] is not None
+        still_ms, same = settler.still_ms(), True
+        settled = await fingerprint.of_walk(page, got[0].value)
+        for _ in range(100):  # (a round trip or more each)
+            if not settler.still():
+                break
+            now = await fingerprint.take(page)
+            same = same and now is not None and not settled.differs(now)
+        await page.wait_for_timeout(150)
+        later = settler.still()
+        await page.wait_for_timeout(250)
+        moved = bool(settled.differs(await fingerprint.take(page)))
+        return still_ms, same, later, moved
+
+
+def test_a_page_is_taken_as_the_settle_read_it_only_while_nothing_can_have_changed_it() -> None:
+    # nothing due for 300 ms: still for STILL_MAX_MS less the margin, the page as read meanwhile
+    still_ms, same, later, moved = asyncio.run(_still("#later"))
+    assert STILL_MAX_MS - STILL_MARGIN_MS - 15 < still_ms <= STILL_MAX_MS - STILL_MARGIN_MS
+    assert same and not later and moved
+    # a timer due 70 ms after the click: still only until it is due
+    still_ms, same, later, moved = asyncio.run(_still("#next"))
+    assert 0 < still_ms < 70 - STILL_MARGIN_MS and same and not later and moved
+    # a timer due within every window: nothing is taken as still
+    assert asyncio.run(_still("#ticks"))[0] == 0.0
+    # nothing scheduled at all
+    still_ms, same, later, moved = asyncio.run(_still("#sync"))
+    assert still_ms > STILL_MAX_MS - STILL_MARGIN_MS - 15 and same and not later and not moved
+
+
+def test_a_step_begins_with_the_settles_reading_only_after_a_settle_that_ended_with_the_frame(tmp_path: Path) -> None:
+    # a fresh pricing page: a tab, a switch, a typed seat count, a submit
+    on = _steps(tmp_path / "on", "planpick-yearly-team", "0,1")
+    kept = on[on.fp_kept]
+    assert len(kept) >= 1, on[["step", "action", "quiet_cut", "fp_kept"]]
+    for episode, step in zip(kept.episode_id, kept.step, strict=True):
+        before = on[(on.episode_id == episode) & (on.step == step - 1)]
+        assert (before.quiet_cut >= 1).all() and (before.action != "").all()  # acted, settled idle
+    off = _steps(tmp_path / "off", "planpick-yearly-team", "0", "agent.schedule=false")
+    assert not off.fp_kept.any() and (off.quiet_cut == 0).all()

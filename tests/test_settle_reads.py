@@ -17,7 +17,7 @@ import pytest
 from playwright.async_api import Page, Route, async_playwright
 
 from agents import fingerprint
-from agents.act import _settled_fingerprint
+from agents.act import settled_fingerprint
 from agents.agent import AgentConfig, GroundingAgent
 from agents.fingerprint import Fingerprint
 from agents.observation import RefBook
@@ -180,7 +180,7 @@ def test_the_fingerprint_after_an_action_is_read_with_the_settle(waits: bool) ->
             episode = SimpleNamespace(page=page, mechanisms=[_Waiter(waits)], refs=RefBook())
             episode.settle = lambda also=(): agent._settle(episode, also)  # type: ignore[arg-type]
             calls = _counted(page)
-            got = await _settled_fingerprint(episode)  # type: ignore[arg-type]
+            got = await settled_fingerprint(episode)  # type: ignore[arg-type]
             return len(calls), got, await fingerprint.take(page)
 
     calls, got, now = asyncio.run(main())
