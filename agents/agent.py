@@ -69,9 +69,9 @@ class GroundingAgent:
                           in_flight=lambda: self.settler.in_flight, still=self.settler.still)
         scripts = [fingerprint.MUTATION_COUNTER_JS,
                    *(js for m in episode.mechanisms if (js := m.init_script()) is not None)]
-        await page.context.add_init_script(script=one_script(scripts))
-        for m in episode.mechanisms:
-            await m.start(episode)
+        # (independent set-ups of the context and the page, made together)
+        await asyncio.gather(page.context.add_init_script(script=one_script(scripts)),
+                             *(m.start(episode) for m in episode.mechanisms))
         self.settler.watch(page)
         episode.refs.watch(page)
         await page.goto(brief.start_url)
