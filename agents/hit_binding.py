@@ -31,7 +31,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
 from agents.interactive import as_json, inject
-from agents.marks import Mark, Seen, iou
+from agents.marks import Mark, Seen
 from agents.observation import Box
 from agents.pipeline import Mechanism, Step
 
@@ -179,6 +179,31 @@ _BIND_JS = as_json(inject(r"""
 """))
 
 
+def _not_listed(parts: list[dict], out: list[Mark]) -> list[dict]:
+    """The parts no mark of `out` already stands for (overlapping one by more than half)."""
+    edges = [(b.x, b.y, b.x + b.width, b.y + b.height, b.area) for b in (m.box for m in out)]
+    return [p for p in parts if not _overlaps(_box(p["box"]), edges, 0.5)]
+
+
+def _overlaps(box: Box, edges: list[tuple[float, float, float, float, float]], above: float,
+              at_least: float = 0.0) -> bool:
+    """Whether the box overlaps one of the boxes (their edges and area), by more than `above` of
+    their union (`marks.iou`, the same result), that is at least `at_least` of its size."""
+    x0, y0, x1, y1, area = box.x, box.y, box.x + box.width, box.y + box.height, box.area
+    for mx0, my0, mx1, my1, marea in edges:
+        ix = min(x1, mx1) - max(x0, mx0)
+        if ix <= 0:
+            continue
+        iy = min(y1, my1) - max(y0, my0)
+        if iy <= 0:
+            continue
+        inter = ix * iy
+        union = marea + area - inter
+        if union > 0 and inter / union > above and marea >= at_least * area:
+            return True
+    return False
+
+
 def _box(b: list[float]) -> Box:
     return Box(x=b[0], y=b[1], width=b[2], height=b[3])
 
@@ -190,8 +215,12 @@ class HitBinding(Mechanism):
         loose = [m for m in marks if m.ref is None and not m.role and not m.frame]
         # A candidate the bridge bound to a much smaller control of the tree (a row drawn as one
         # box, its centre on the link in its sentence): the nameless controls inside it too.
-        partly = [s for s in seen if not any(m.ref is None and m.box == s.box for m in loose)
-                  and not any(iou(m.box, s.box) > 0.3 and m.box.area >= 0.5 * s.box.area for m in marks)]
+        # (Every candidate against every mark: their edges as plain numbers, a long list has
+        # hundreds of each.)
+        unbound = {(m.box.x, m.box.y, m.box.width, m.box.height) for m in loose}
+        edges = [(b.x, b.y, b.x + b.width, b.y + b.height, b.area) for b in (m.box for m in marks)]
+        partly = [s for s in seen if (s.box.x, s.box.y, s.box.width, s.box.height) not in unbound
+                  and not _overlaps(s.box, edges, 0.3, at_least=0.5)]
         if not loose and not partly and not any(m.role == "link" and m.source == "vision" for m in marks):
             return marks
         # A link the bridge bound (vision saw it) that stands inside a sentence: a tick box drawn
@@ -235,11 +264,9 @@ class HitBinding(Mechanism):
             # "inert": text that takes no click, not something to act on
         for s, got in zip(partly, found[len(loose):len(loose) + len(partly)]):
             base = Mark(number=0, box=s.box, label=s.label, confidence=s.confidence, source="vision")
-            add(base, [p for p in got.get("parts", []) if not any(
-                iou(_box(p["box"]), m.box) > 0.5 for m in out)], s.label)
+            add(base, _not_listed(got.get("parts", []), out), s.label)
         for m, got in zip(linked, found[len(loose) + len(partly):]):
             base = Mark(number=0, box=m.box, label="", confidence=m.confidence, source="vision")
-            add(base, [p for p in got.get("parts", []) if not any(
-                iou(_box(p["box"]), o.box) > 0.5 for o in out)], "")
+            add(base, _not_listed(got.get("parts", []), out), "")
         step.rec.hit_bound = sum(1 for m in out if m.ref is None and (m.context or m.peers))
         return [m.model_copy(update={"number": i}) for i, m in enumerate(out, 1)]

@@ -12,11 +12,15 @@ page of its own (tests/language/sites/survey, privacy):
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from agents.hit_binding import _overlaps
+from agents.marks import iou
+from agents.observation import Box
 from agents.worker.fit import said
 from agents.worker.places import from_end
 from tasks.schema import Subgoal
@@ -131,3 +135,20 @@ def test_a_link_seen_inside_a_sentence_finds_the_box_beside_it() -> None:
     assert len(terms) == 1 and abs(terms[0]["box"][0] - tick["x"]) < 1
     assert any("I agree to the" in c for c in terms[0]["context"])
     assert help_ == []
+
+
+def test_the_overlap_of_plain_edges_is_the_iou_of_boxes() -> None:
+    # the binding's overlap tests over every candidate and mark, on plain numbers: the same
+    # answers as `marks.iou` on boxes, empty and inverted boxes included
+    rnd = random.Random(7)
+
+    def box(width: float) -> Box:
+        return Box(x=rnd.uniform(0, 300), y=rnd.uniform(0, 300), width=width, height=rnd.uniform(0, 100))
+
+    for _ in range(5000):
+        b = box(rnd.choice([0.0, rnd.uniform(0, 200)]))
+        others = [box(rnd.uniform(-5, 200)) for _ in range(5)] + ([b] if rnd.random() < 0.2 else [])
+        edges = [(o.x, o.y, o.x + o.width, o.y + o.height, o.area) for o in others]
+        assert _overlaps(b, edges, 0.5) == any(iou(b, o) > 0.5 for o in others)
+        assert _overlaps(b, edges, 0.3, at_least=0.5) == any(
+            iou(o, b) > 0.3 and o.area >= 0.5 * b.area for o in others)
