@@ -24,9 +24,10 @@ MAX_FOLLOWED = 3  # documents one settle follows when each replaces the last und
 # handler may run after the load event.
 LOADED_BY_LOAD = frozenset({"document", "stylesheet", "script", "image", "font"})
 # After a quiet window that ended at the frame, how long the page is taken to stay as the settle
-# left it (`Settler.still`): until the next thing it scheduled is due, at most STILL_MAX_MS, less a
-# margin (the page looked at its schedule before its answer came back, and a read of the page
-# after arrives there later than it is sent).
+# left it (`Settler.still`): until the next thing it scheduled is due, at most STILL_MAX_MS, less
+# the time the settle's answer spent between the page and the agent (the page looked at its
+# schedule before its answer came back, and a read of the page after arrives there later than it
+# is sent) and a margin.
 STILL_MAX_MS = 100
 STILL_MARGIN_MS = 5
 
@@ -99,7 +100,7 @@ QUIET_JS = """([quiet, cap, animCap, idle]) => new Promise((resolve) => {
       return next;
     } catch (e) { return 0; }
   };
-  let horizon = 0;  // with "idle": in how many ms, from the end, something is due (-1: nothing)
+  let horizon = 0;  // with "idle": when (performance.now()) something is next due (-1: nothing)
   let framed = -1;  // when the frame was drawn, until the first check after it
   const done = (result) => {
     observer.disconnect(); clearTimeout(timer); clearTimeout(capTimer); resolve([result, horizon]);
@@ -111,7 +112,7 @@ QUIET_JS = """([quiet, cap, animCap, idle]) => new Promise((resolve) => {
       framed = -1;
       const next = last <= at && !moving ? nextDue(window) : 0;
       if (next > quiet) {
-        horizon = Number.isFinite(next) ? next : -1;
+        horizon = Number.isFinite(next) ? now + next : -1;  // (on the page's clock)
         return done("idle");
       }
     }
@@ -154,11 +155,15 @@ def _reads(sources: tuple[str, ...]) -> str:
 def quiet_then(sources: tuple[str, ...]) -> str:
     """QUIET_JS, then reads of the page (JS functions of one argument) in the same round trip:
     `([quietArgs, readArgs])` resolves to [went quiet, [{ok, value} or {error} per read], in how many
-    ms something is due (with "idle"; -1: nothing)]. The reads
+    ms from the answer something is due (with "idle"; -1: nothing), the ms the whole ran in the
+    page]. The reads
     are written into the script (no eval in the page, which its own policy may forbid); the same
     few combinations recur, so the script's text is built once each."""
-    return (f"async ([args, readArgs]) => {{\n  const [quiet, horizon] = await ({QUIET_JS})(args);\n"
-            f"  return [quiet, {_reads(sources)}, horizon];\n}}")
+    return (f"async ([args, readArgs]) => {{\n  const begun = performance.now();\n"
+            f"  const [quiet, horizon] = await ({QUIET_JS})(args);\n"
+            f"  const reads = {_reads(sources)};\n"
+            f"  const end = performance.now();\n"
+            f"  return [quiet, reads, horizon < 0 ? -1 : Math.max(0, horizon - end), end - begun];\n}}")
 
 
 @functools.cache
@@ -240,7 +245,8 @@ class Settler:
         """Whether the page is certainly as the last settle left it: that settle's quiet window
         ended at the frame (`settle`'s idle: nothing due in any document within the window, no
         request in flight and none since the page settled before), the next thing the page
-        scheduled is not due yet (STILL_MAX_MS at most, less STILL_MARGIN_MS) and no request event
+        scheduled is not due yet (STILL_MAX_MS at most, less the round trip's time outside the page
+        and STILL_MARGIN_MS) and no request event
         came since. Nothing of the page's own could have changed it (the schedule's argument for
         cutting a wait, agents/schedule.py); whatever the agent does to the page starts with a
         settle or an action of its own, after which this says nothing."""
@@ -320,7 +326,8 @@ class Settler:
             try:
                 # Bounded here too: a document whose timers stop (frozen, or moving into the
                 # back-forward cache) would never answer.
-                went_quiet, got, horizon = await asyncio.wait_for(
+                sent = time.perf_counter()
+                went_quiet, got, horizon, in_page_ms = await asyncio.wait_for(
                     page.evaluate(script, [[quiet, left_ms, anim_ms, may_idle], [arg for _, arg in reads]]),
                     timeout=anim_ms / 1000 + 0.25)
             except PlaywrightError:
@@ -345,8 +352,13 @@ class Settler:
             if not went_quiet or not self._in_flight:
                 if went_quiet == "idle":
                     self.idle_ends += 1
+                    # the page's horizon counts from its answer; this answer took `transit` ms to
+                    # come and go besides its time in the page, and the next read takes about as
+                    # long to reach the page (a loaded machine: tens of ms)
+                    now = time.perf_counter()
+                    transit = max(0.0, (now - sent) * 1000 - in_page_ms)
                     still_ms = STILL_MAX_MS if horizon < 0 else min(horizon, STILL_MAX_MS)
-                    self._still_until = time.perf_counter() + max(0, still_ms - STILL_MARGIN_MS) / 1000
+                    self._still_until = now + max(0.0, still_ms - transit - STILL_MARGIN_MS) / 1000
                     self._traffic_still = self._traffic
                 return values
         return values
