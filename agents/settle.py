@@ -156,9 +156,8 @@ def quiet_then(sources: tuple[str, ...]) -> str:
     """QUIET_JS, then reads of the page (JS functions of one argument) in the same round trip:
     `([quietArgs, readArgs])` resolves to [went quiet, [{ok, value} or {error} per read], in how many
     ms from the answer something is due (with "idle"; -1: nothing), the ms the whole ran in the
-    page]. The reads
-    are written into the script (no eval in the page, which its own policy may forbid); the same
-    few combinations recur, so the script's text is built once each."""
+    page]. The reads are written into the script (no eval in the page, which its own policy may
+    forbid); the same few combinations recur, so the script's text is built once each."""
     return (f"async ([args, readArgs]) => {{\n  const begun = performance.now();\n"
             f"  const [quiet, horizon] = await ({QUIET_JS})(args);\n"
             f"  const reads = {_reads(sources)};\n"
@@ -245,11 +244,11 @@ class Settler:
         """Whether the page is certainly as the last settle left it: that settle's quiet window
         ended at the frame (`settle`'s idle: nothing due in any document within the window, no
         request in flight and none since the page settled before), the next thing the page
-        scheduled is not due yet (STILL_MAX_MS at most, less the round trip's time outside the page
-        and STILL_MARGIN_MS) and no request event
-        came since. Nothing of the page's own could have changed it (the schedule's argument for
-        cutting a wait, agents/schedule.py); whatever the agent does to the page starts with a
-        settle or an action of its own, after which this says nothing."""
+        scheduled is not due yet (STILL_MAX_MS at most, less the round trip's time outside the
+        page and STILL_MARGIN_MS) and no request event came since. Nothing of the page's own
+        could have changed it (the schedule's argument for cutting a wait, agents/schedule.py);
+        whatever the agent does to the page starts with a settle or an action of its own, after
+        which this says nothing."""
         return self.still_ms() > 0
 
     def still_ms(self) -> float:
