@@ -471,8 +471,9 @@ def test_a_page_is_taken_as_the_settle_read_it_only_while_nothing_can_have_chang
 
 
 def test_a_step_begins_with_the_settles_reading_only_after_a_settle_that_ended_with_the_frame(tmp_path: Path) -> None:
-    # a fresh pricing page: a tab, a switch, a typed seat count, a submit
-    on = _steps(tmp_path / "on", "planpick-yearly-team", "0,1")
+    # a fresh pricing page: a tab, a switch, a typed seat count, a submit (three seeds: under the
+    # full suite's load a settle's frame may come too late for its window on every step of two)
+    on = _steps(tmp_path / "on", "planpick-yearly-team", "0,1,2")
     kept = on[on.fp_kept]
     assert len(kept) >= 1, on[["step", "action", "quiet_cut", "fp_kept"]]
     for episode, step in zip(kept.episode_id, kept.step, strict=True):
