@@ -26,7 +26,9 @@ them). A timer due after the wait's end does not count (a toast that hides in 5 
 that expires in an hour); an interval or an animation-frame loop does (a ticker keeps every wait
 as long as before). The settle asks the same of the page's documents in its own script, as the
 frame's rendering is over, and ends its quiet window there (`rec.quiet_cut`) unless a request was
-sent or answered since the page last settled (`idle_settle`: not with a socket or worker open).
+sent or answered since the page last settled (`idle_settle`: not with a socket or worker open);
+and it holds the window while a document waits for the browser's work (its answer runs the
+page's code), as for a request in flight, up to the settle's cap.
 
 A message posted to a channel or a window in the last 50 ms counts as work under way (a scheduler
 that renders in slices, as React's does, posts one per slice). A frame whose document cannot be
@@ -192,6 +194,8 @@ SCHEDULE_JS = r"""
     for (const m of document.querySelectorAll("video, audio")) if (!m.paused && !m.ended) return 0;
     return Number.isFinite(next) ? Math.max(0, next) : -1;
   } });
+  // Whether the document waits for the browser's work (above): its answer runs the page's code.
+  Object.defineProperty(window, "__gbAwaiting", { value: () => pending > 0 });
 })();
 """
 

@@ -62,7 +62,9 @@ class SettleConfig(BaseModel):
 # With `idle` (the page keeps its schedule, agents/schedule.py), the window ends as the frame's
 # rendering is over, resolving "idle", when nothing changed since the frame and no document of the
 # page (same-origin frames included) has anything due within the window: no timer, frame, idle
-# callback, animation, medium or message under way that could change it meanwhile.
+# callback, animation, medium or message under way that could change it meanwhile. With the
+# schedule's wrappers, the window is also held while a document waits for the browser's work
+# (IndexedDB, Web Crypto, the Cache API), whose answer runs the page's code: at most `cap`.
 QUIET_JS = """([quiet, cap, animCap, idle]) => new Promise((resolve) => {
   const FRAMES = 50;  // a style rewrite this recent may be one frame of an animation
   const start = performance.now();
@@ -100,6 +102,16 @@ QUIET_JS = """([quiet, cap, animCap, idle]) => new Promise((resolve) => {
       return next;
     } catch (e) { return 0; }
   };
+  // Whether a document (or one of its frames) waits for work of the browser (IndexedDB, Web
+  // Crypto, the Cache API, a fetch's body): the window is held until its answer is back (on a
+  // loaded machine it can take longer than the window), at most `cap`.
+  const awaiting = (w) => {
+    try {
+      if (typeof w.__gbAwaiting === "function" && w.__gbAwaiting()) return true;
+      for (let i = 0; i < w.frames.length; i++) if (awaiting(w.frames[i])) return true;
+    } catch (e) {}
+    return false;
+  };
   let horizon = 0;  // with "idle": when (performance.now()) something is next due (-1: nothing)
   let framed = -1;  // when the frame was drawn, until the first check after it
   const done = (result) => {
@@ -116,9 +128,10 @@ QUIET_JS = """([quiet, cap, animCap, idle]) => new Promise((resolve) => {
         return done("idle");
       }
     }
-    if (now - last >= quiet && !moving) return done(true);
+    const held = now - last >= quiet && !moving && awaiting(window);
+    if (now - last >= quiet && !moving && !held) return done(true);
     if (now - start >= animCap || (now - start >= cap && !moving)) return done(false);
-    const wait = moving ? 17 : quiet - (now - last);
+    const wait = moving ? 17 : held ? 4 : quiet - (now - last);
     timer = setTimeout(check, Math.max(1, Math.min(wait, (moving ? animCap : cap) - (now - start)) + 1));
   };
   observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import types
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
@@ -221,6 +222,7 @@ SETTLE_PAGE = """<!doctype html><html><body>
 <button id="fetch">Fetch</button> <button id="xhr">Xhr</button> <button id="crypto">Crypto</button>
 <button id="idb">Idb</button> <button id="task">Task</button> <button id="message">Message</button>
 <button id="child">Child</button> <button id="tasks">Tasks</button> <button id="fast">Fast</button> <button id="fade">Fade</button>
+<button id="keygen">Keygen</button>
 <p id="out">out</p><div id="box" style="width: 10px; height: 10px"></div>
 <iframe id="frame" srcdoc="<p id=c>child</p><script>parent.childSet = () => setInterval(() => { document.getElementById('c').textContent = 'done'; }, 10);</script>"></iframe>
 <script>
@@ -247,6 +249,10 @@ document.getElementById("idb").onclick = framed(() => {
     t.oncomplete = () => put("idb");
   };
 });
+// a 4096-bit RSA key: the browser works on it far longer than any settle (a second or so)
+document.getElementById("keygen").onclick = () => crypto.subtle.generateKey(
+  { name: "RSA-PSS", modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, false, ["sign"])
+  .then(() => put("keygen"));
 document.getElementById("task").onclick = framed(() => scheduler.postTask(() => put("task"), { delay: 8 }));
 document.getElementById("tasks").onclick = () => {  // a task every 8 ms, for about half a second
   let n = 0;
@@ -305,6 +311,25 @@ def test_a_settle_ends_with_the_frame_only_when_nothing_can_still_come() -> None
     assert child[1] == "done" and not child[2]  # a frame's timer, due every 10 ms
     tasks = asyncio.run(_settled(["#tasks"]))[0]
     assert tasks[0] == "tasks" and not tasks[2]  # the scheduler's tasks, one due every 8 ms
+
+
+def test_a_settle_holds_its_quiet_window_while_the_page_awaits_the_browsers_work() -> None:
+    """The browser's answer (IndexedDB, Web Crypto, the Cache API) runs the page's code however
+    long it takes; on a loaded machine longer than the 20 ms window. The window is held for it, up
+    to the settle's cap, as for a request in flight."""
+    async def settle_after_click() -> tuple[float, str]:
+        async with _page({SETTLE_URL: _html(SETTLE_PAGE)}) as page:
+            settler = Settler(SettleConfig())
+            settler.watch(page)
+            await page.goto(SETTLE_URL)
+            await settler.settle(page)
+            await page.click("#keygen")
+            t0 = time.perf_counter()
+            await settler.settle(page)
+            return (time.perf_counter() - t0) * 1000, await page.text_content("#out") or ""
+
+    took, text = asyncio.run(settle_after_click())
+    assert text == "keygen" or took >= SettleConfig().settle_ms * 0.95, (took, text)
 
 
 def test_a_settle_without_the_schedule_waits_its_quiet_window() -> None:
@@ -460,9 +485,10 @@ def test_a_page_is_taken_as_the_settle_read_it_only_while_nothing_can_have_chang
     assert same and not later and moved
     # a timer due 70 ms after the click: still only until it is due (on a loaded machine the
     # settle's frame may come so late that the timer is due within its window: then the settle
-    # waits for it and reads the page after it, and nothing is taken as still)
+    # waits for it and reads the page after it; or the settle's answer spends so long in transit
+    # that nothing of the window is left: either way nothing is taken as still)
     still_ms, same, later, moved = asyncio.run(_still("#next"))
-    assert still_ms < 70 - STILL_MARGIN_MS and same and not later and moved == (still_ms > 0)
+    assert still_ms < 70 - STILL_MARGIN_MS and same and not later and (moved or still_ms == 0)
     # a timer due within every window: nothing is taken as still
     assert asyncio.run(_still("#ticks"))[0] == 0.0
     # nothing scheduled at all
