@@ -5,8 +5,8 @@ A one-word description matched by a mark's name is enough (agents/worker/fit.py 
 before, a description had to match as much as two words, and every step of this plan was
 `no_target`), and an action whose effect comes after its settle is looked at again before it
 counts as a no-op (`agent.late_effect_ms`; without it, and without waiting for the click's own
-timer in its settle, `agent.pending_timers`, Search is clicked again and again and ends found
-dead)."""
+timer in its settle, `agent.pending_timers`, the click on Search is found to have changed nothing
+and is clicked again)."""
 
 from __future__ import annotations
 
@@ -67,10 +67,15 @@ def test_without_looking_again_the_late_results_make_search_look_dead(tmp_path: 
     # (nor waiting for the click's own timer: agents/pending_timers.py, below)
     result = run_experiment(tmp_path, [*ARGS, "perception=none", "agent.late_effect_ms=0",
                                        "agent.pending_timers=false"])
-    assert not result.episodes.success.any()
     steps = _steps(result.run_dir)
-    search = steps[steps.subgoal_target == "Search"]
-    assert (search.error_type == "no_effect").sum() >= 2 and not search.effective.any()
+    for seed, search in steps[steps.subgoal_target == "Search"].groupby("seed"):
+        # each episode's first click is found to have changed nothing: its results came after
+        first = search.iloc[0]
+        assert first.error_type == "no_effect" and not first.effective, (seed, first[["effect", "error_type"]])
+        # (whether a later click of the dead-action guard's retries lands as the first click's
+        # results are drawn depends on the machine's speed, not on the agent: on a fast one none
+        # does and the episode ends with Search found dead; CI's slower one saw both succeed)
+        assert len(search) >= 2
 
 
 @pytest.mark.browser
