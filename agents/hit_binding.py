@@ -11,7 +11,9 @@ with a pointer cursor (or with an `onclick`), is the control. The mark then carr
 - its context: the text beside it (a sibling sentence; else, one level up, the caption of the row
   it sits in), so "the box beside "I agree to the Terms"" can be chosen by that text;
 - its peers: the alike controls beside it (same tag, a pointer cursor, about its size), so "the
-  4th star" is counted among the stars the page draws, not among the ones vision happened to see.
+  4th star" is counted among the stars the page draws, not among the ones vision happened to see;
+- its pieces: for a control made of several blocks (a list row showing initials, a name, a time
+  and the last message), each block's whole text, so the row can be known by the name it shows.
 
 A box whose centre holds no such control but that encloses some (a row drawn as one box: a tick
 and its sentence) becomes those controls, each with the box's words as context. A box over words
@@ -97,8 +99,23 @@ _BIND_JS = as_json(inject(r"""
     });
     return alike.length >= 2 ? alike.map(rect) : [];
   };
+  // The blocks a control made of several shows, each as its whole text (a list row: its
+  // initials, a name, a time, the last message), in reading order; [] for a control of one block.
+  const piecesOf = (el) => {
+    const out = [];
+    const inside = el.querySelectorAll("*");
+    for (let i = 0; i < inside.length && i < 200; i++) {  // (a row's blocks, not a page's)
+      const n = inside[i], t = norm(n.textContent);
+      if (!t || t.length > 80 || out.includes(t)) continue;
+      const [, , w, h] = rect(n);
+      if (w < 1 || h < 1) continue;
+      out.push(t);
+      if (out.length >= 16) break;
+    }
+    return out.length > 1 ? out : [];
+  };
   const part = (el) => ({ box: rect(el), text: norm(el.getAttribute("aria-label") || textOf(el)).slice(0, 80),
-                          context: contextOf(el), peers: peersOf(el) });
+                          context: contextOf(el), peers: peersOf(el), pieces: piecesOf(el) });
   const hitAt = (x, y) => {
     let el = document.elementFromPoint(x, y);
     while (el && el.shadowRoot) {
@@ -251,7 +268,7 @@ class HitBinding(Mechanism):
                 out.append(mark.model_copy(update={
                     "box": _box(part["box"]), "label": part["text"] or seen_as, "context": context[:4],
                     "ref": None, "role": "", "states": {}, "frame": "", "source": "vision",
-                    "peers": tuple(_box(b) for b in part["peers"])}))
+                    "peers": tuple(_box(b) for b in part["peers"]), "pieces": tuple(part["pieces"])}))
 
         for mark in marks:
             got = bound.get(id(mark))

@@ -55,6 +55,9 @@ class Mark(BaseModel):
     # A control drawn without a name: the boxes of the alike controls beside it (itself among
     # them), as the page lays them out (agents/hit_binding.py); () when not known.
     peers: tuple[Box, ...] = ()
+    # A control without a role made of several blocks: each block's whole text, in reading order
+    # (a list row: initials, a name, a time, the last message; agents/hit_binding.py); () else.
+    pieces: tuple[str, ...] = ()
     # How alike the picture a subgoal's `looks_like` gives is to what the mark shows, 0..1
     # (agents/pictures.py); 0 when the subgoal gives no picture.
     resemblance: float = 0.0

@@ -28,7 +28,8 @@ page the agent did not read as a person does:
   a point, pressed the switch above it. A labelled tick box out of view is scrolled into view
   before it is looked at (`act._THROUGH_LABEL_JS`).
 - ledger (an editable budget grid of plain divs) and supportdesk (conversation rows that are
-  clickable divs named by nothing): not solved; see docs/figures.md."""
+  clickable divs named by nothing): not solved; see docs/figures.md. supportdesk's rows are now
+  known by the name they show (tests/test_row_pieces.py); it stops at its reply box."""
 
 from __future__ import annotations
 

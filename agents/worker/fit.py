@@ -142,12 +142,18 @@ TITLED = frozenset({"radio", "checkbox", "switch", "menuitemradio", "menuitemche
 
 
 def shows_label(expected: str, mark: Mark) -> bool:
-    """The mark shows the expected visible label: as (most of) its name, or as the title that
-    leads the name of a choice (`TITLED`)."""
+    """The mark shows the expected visible label: as (most of) its name, as the title that leads
+    the name of a choice (`TITLED`), or, for a control without a role made of several blocks (a
+    list row), as the whole text of one of its blocks (a row that shows "John Baker" beside its
+    time and last message; not one whose message mentions him, nor "Jon Baker")."""
     if label_matches(expected, mark.label):
         return True
     want = words(expected)
-    return mark.role in TITLED and bool(want) and words(mark.label)[:len(want)] == want
+    if not want:
+        return False
+    if mark.role in TITLED and words(mark.label)[:len(want)] == want:
+        return True
+    return not mark.role and any(words(piece) == want for piece in mark.pieces)
 
 
 def is_field(subgoal: Subgoal, mark: Mark) -> bool:
