@@ -163,7 +163,8 @@ class GroundingAgent:
             step.fp_before = fp = await fingerprint.take(step.page, since)
         scopes, rec.observe_reason = next(
             (got for m in episode.mechanisms if (got := m.scopes(step)) is not None), (None, "off"))
-        step.obs = obs = await episode.refs.observe(step.page, scopes, fp.framed if fp else frozenset())
+        step.obs = obs = await episode.refs.observe(step.page, scopes, fp.framed if fp else frozenset(),
+                                                    fp.editables if fp else ())
         if scopes and obs.scope == "document":
             rec.observe_reason = "scopes_unreadable"
         rec.observe_scope = obs.scope

@@ -16,8 +16,8 @@ step so a cache miss names the part that moved):
 - frames: content of same-origin frames; src and geometry of cross-origin ones, plus their
   content read through Playwright's own Frame handles (the page's scripts cannot read it).
 - url: the top document's URL.
-- values: what form fields hold. Typing changes it; it proves an effect but does not move targets,
-  so it is not part of the gating key.
+- values: what form fields and editing hosts (contenteditable) hold. Typing changes it; it proves an
+  effect but does not move targets, so it is not part of the gating key.
 Plus the mutation delta between two fingerprints: nodes added or removed (a MutationObserver
 installed before page scripts) as a share of the document; and `changes`, the count of node and
 text mutations, which tells the validator that a long page changed outside the text part's view.
@@ -123,7 +123,7 @@ _WALK_JS = inject(r"""
 (since) => {
   const xxh = __XXH32__;
   const SEL = __INTERACTIVE__;  // agents/interactive.py: controls only (no label, no option)
-  const sigs = [], values = [], frames = [], layout = [], offscreen = [];
+  const sigs = [], values = [], frames = [], layout = [], offscreen = [], editables = [];
   const rects = new Map();  // controls in view (top document) -> where drawn
   let mutations = window.__gbMutations ?? -1;
   const vw = innerWidth, vh = innerHeight;
@@ -183,7 +183,9 @@ _WALK_JS = inject(r"""
     sigs.push([tag, el.getAttribute("role") || "", el.type || "", label,
                el.checked ? 1 : 0, el.getAttribute("aria-expanded") || "", el.getAttribute("aria-checked") || "",
                el.getAttribute("aria-pressed") || "", el.disabled ? 1 : 0].join("|"));
-    values.push(field ? el.value : "");
+    const editor = el.isContentEditable && !el.parentElement?.isContentEditable && el.getAttribute("role") === null;
+    values.push(field ? el.value : editor ? el.innerText : "");
+    if (editor && depth === 0) editables.push(editable(el));
     if (depth === 0) {
       // Where the controls in view are drawn: a layout shift moves cached boxes off them.
       const r = el.getBoundingClientRect();
@@ -197,6 +199,27 @@ _WALK_JS = inject(r"""
     } else if (!frameInView && label) {
       offscreen.push(label);
     }
+  }
+  // An editing host without a role (a rich-text editor, an inline-editable value): where it is
+  // drawn, what it is named (aria-label, aria-labelledby, aria-placeholder; the placeholder a
+  // style draws in it while it holds nothing, in its ::before or its first descendants'), and
+  // whether it holds nothing. Playwright's snapshot calls it generic (agents/observation.py).
+  function editable(el) {
+    const r = el.getBoundingClientRect();
+    const empty = !el.textContent.trim();
+    const drawn = (e) => {
+      for (const pseudo of ["::before", "::after"]) {
+        const c = getComputedStyle(e, pseudo).content;
+        if (c && c.startsWith('"')) return c.slice(1, -1).replace(/\\(.)/g, "$1");
+      }
+      return "";
+    };
+    let placeholder = "";
+    for (let e = el, i = 0; empty && e && i < 3 && !placeholder; e = e.firstElementChild, i++) placeholder = drawn(e);
+    const by = (el.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean)
+      .map((id) => el.getRootNode().getElementById?.(id)?.textContent || "").join(" ");
+    return [r.left, r.top, r.width, r.height,
+            norm(el.getAttribute("aria-label") || by || el.getAttribute("aria-placeholder") || placeholder || el.title), empty];
   }
   walk(document, 0, true);
   // Locators for the scope roots: an XPath of child positions from the root element (native
@@ -293,7 +316,7 @@ _WALK_JS = inject(r"""
     bodyText: xxh(text), cross: frames.some((f) => f.startsWith("cross:")),
     url: location.href, mutations, size: document.getElementsByTagName("*").length,
     changes: window.__gbChanges ?? -1, textScope: small ? "document" : "view",
-    scopes: small ? null : kept.map(pathOf), offscreen: [...new Set(offscreen)],
+    scopes: small ? null : kept.map(pathOf), offscreen: [...new Set(offscreen)], editables,
     framed: small ? [] : kept.filter((r) => r.tagName === "IFRAME" || r.querySelector("iframe")).map(pathOf) });
 }
 """.replace("__XXH32__", XXH32_JS.strip()))
@@ -330,6 +353,9 @@ class Fingerprint:
     # boxes in the viewport (x, y, width, height); None when unknown.
     since: int | None = field(default=None, compare=False)
     regions: tuple[tuple[int, int, int, int], ...] | None = field(default=None, compare=False)
+    # The top document's editing hosts without a role, as (x, y, width, height, name, empty):
+    # text fields the snapshot calls generic (agents/observation.py's `mark_editables`).
+    editables: tuple[tuple[float, float, float, float, str, bool], ...] = field(default=(), compare=False)
 
     def changed_out_of_view(self, other: Fingerprint) -> bool:
         """A long page's nodes or text changed (possibly outside what `text` covers)."""
@@ -442,4 +468,6 @@ async def of_walk(page: Page, walked: str, since: int | None = None) -> Fingerpr
                                                      int(raw["ambient"][2])),
         since=since,
         regions=None if raw["regions"] is None else tuple(tuple(int(v) for v in b) for b in raw["regions"]),
+        editables=tuple((float(x), float(y), float(w), float(h), str(name), bool(empty))
+                        for x, y, w, h, name, empty in raw["editables"]),
     )

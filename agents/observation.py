@@ -16,6 +16,7 @@ import contextlib
 import itertools
 import re
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,9 @@ INTERACTIVE_ROLES = frozenset({
     "spinbutton", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
     "listbox", "gridcell", "columnheader",
 })
+
+# Fields whose snapshot text is what was typed into them.
+HOLDS_TEXT = frozenset({"textbox", "searchbox", "spinbutton"})
 
 # Roles of elements that carry no meaning of their own: made clickable by a page's script alone.
 PLAIN_ROLES = frozenset({"generic", "paragraph", "listitem", "img", "cell", "text"})
@@ -96,7 +100,10 @@ class Element(BaseModel):
 
     @property
     def label(self) -> str:
-        return self.name or self.text
+        """What the element goes by: its name or, without one, the text it shows; a text field's
+        text is what it holds, which names nothing (a field holding "Available" beside "Status:"
+        is the status field), so a text field goes by its name alone (its caption is context)."""
+        return self.name if self.role in HOLDS_TEXT else self.name or self.text
 
 
 class StaleRefError(LookupError):
@@ -259,8 +266,8 @@ def _nearby_labels(ref: str, tree: _Tree, wanted: int = 4, levels: int = 3) -> l
                 sib = nodes[siblings[j]]
                 if sib["role"] in INTERACTIVE_ROLES or sib["role"] == "iframe":
                     continue
-                if field and j > here and j + 1 < len(siblings) and nodes[siblings[j + 1]]["role"] in FIELD_ROLES:
-                    continue  # a caption right before the next field is that field's, not this one's
+                if field and j + 1 != here and j + 1 < len(siblings) and nodes[siblings[j + 1]]["role"] in FIELD_ROLES:
+                    continue  # a caption right before another field (the next, the one before) is that field's
                 label = _shown_label(siblings[j], tree)
                 if label:
                     out.append(label)
@@ -347,6 +354,49 @@ async def _summaries(page: Page) -> list[list[Any]]:
     return [s for each in got if isinstance(each, list) for s in each]
 
 
+# Editing hosts. A contenteditable element without a role (a rich-text editor, a message box, a
+# value edited in place) is a text field to a person, and a generic container to Playwright's
+# snapshot: its drawn placeholder or its content read as text, no role, no name. The fingerprint's
+# walk reports each one of the top document (agents/fingerprint.py: box, name, empty); the
+# element the snapshot shows for it is the one drawn over the same box or, where the snapshot
+# folded the host into its only child (an editor holding one paragraph), the one element drawn
+# inside it. That element becomes a textbox named as the host is named (for an empty host
+# without a name: the placeholder it shows), holding the host's text.
+def mark_editables(elements: dict[str, Element],
+                   editables: Sequence[tuple[float, float, float, float, str, bool]]) -> dict[str, Element]:
+    """`elements` with the element each editing host shows made a textbox (see above)."""
+    out = dict(elements)
+    for x, y, w, h, name, empty in editables:
+        inside = [el for el in out.values() if el.role in PLAIN_ROLES and _inside(el.box, x, y, w, h)]
+        refs = {el.ref for el in inside}
+        outer = [el for el in inside if not any(up in refs for up in _ancestors(out, el))]
+        if len(outer) != 1:
+            continue  # nothing drawn there (an empty host the snapshot leaves out), or several
+        el = outer[0]
+        shown = el.text or el.name or _text_under(out, el.ref)
+        out[el.ref] = el.model_copy(update={"role": "textbox", "name": name or (shown if empty else el.name),
+                                            "text": "" if empty else shown})
+    return out
+
+
+def _ancestors(elements: dict[str, Element], el: Element) -> Iterator[str]:
+    ref = el.parent_ref
+    while ref is not None and ref in elements:
+        yield ref
+        ref = elements[ref].parent_ref
+
+
+def _text_under(elements: dict[str, Element], ref: str) -> str:
+    """The labels of the elements under `ref`, in document order."""
+    under, parts = {ref}, []
+    for el in elements.values():
+        if el.parent_ref in under:
+            under.add(el.ref)
+            if el.label:
+                parts.append(el.label)
+    return " ".join(parts)
+
+
 class RefBook:
     """Issues observation ids and refuses refs from any observation but the current, unspent one."""
 
@@ -377,9 +427,11 @@ class RefBook:
                 await asyncio.wait_for(asyncio.gather(*works, return_exceptions=True), timeout_s)
 
     async def observe(self, page: Page, scopes: tuple[str, ...] | None = None,
-                      framed: frozenset[str] = frozenset()) -> Observation:
+                      framed: frozenset[str] = frozenset(),
+                      editables: Sequence[tuple[float, float, float, float, str, bool]] = ()) -> Observation:
         """Read the page: the whole document, or only the given scope containers (locators);
-        `framed` names the scopes that hold an iframe."""
+        `framed` names the scopes that hold an iframe; `editables` are the top document's editing
+        hosts as a fingerprint of this page state found them (see `mark_editables`)."""
         t0 = time.perf_counter()
         reads: list = []
         if scopes:
@@ -408,6 +460,8 @@ class RefBook:
             obs = Observation(id=next(self._ids), url=page.url, elements=elements,
                               snapshot="\n".join(reads), scopes=owner,
                               last_scope=scopes[-1] if scopes[-1] in framed or len(scopes) == 1 else "")
+        if editables:
+            obs.elements = mark_editables(obs.elements, editables)
         if any(el.role == "group" for el in obs.elements.values()):
             obs.elements = mark_disclosures(obs.elements, await _summaries(page))
         obs.cost_ms = (time.perf_counter() - t0) * 1000

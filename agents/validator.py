@@ -33,6 +33,9 @@ FAILED = frozenset({"stale_ref", "action_timeout", "action_error"})
 HOVER_MS = 50  # how long the pointer rests on a point before its 'before' image
 # An animation running anywhere in the document (a hover's colour fading in, a spinner) changes
 # the pixels however soon it ends.
+# The text an editing host holds (contenteditable: Playwright's `input_value` reads <input>,
+# <textarea> and <select> only); null for an element that is not one.
+EDITED_TEXT_JS = "(e) => e.isContentEditable ? e.innerText : null"
 ANIMATING_JS = "() => document.getAnimations().some((a) => a.playState === 'running')"
 
 
@@ -96,10 +99,14 @@ async def effect(page: Page, action: AnyAction, error_type: str, before: Fingerp
         ok = _same_number(readout, str(action.value))
         return ok, "readout" if ok else "readout_mismatch"
     if isinstance(action, (Type, SetValue)) and action.ref is not None:
+        field = page.locator(f"aria-ref={action.ref}")
         try:
-            now = await page.locator(f"aria-ref={action.ref}").input_value(timeout=500)
+            now = await field.input_value(timeout=500)
         except PlaywrightError:
-            now = None
+            try:  # not a form field: an editing host holds its text (a rich-text editor)
+                now = await field.evaluate(EDITED_TEXT_JS, timeout=500)
+            except PlaywrightError:
+                now = None
         if now is not None:
             want = action.text if isinstance(action, Type) else str(action.value)
             ok = same_value(now, want) or (isinstance(action, SetValue) and _same_number(now, want))

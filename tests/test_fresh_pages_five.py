@@ -29,7 +29,8 @@ page the agent did not read as a person does:
   before it is looked at (`act._THROUGH_LABEL_JS`).
 - ledger (an editable budget grid of plain divs) and supportdesk (conversation rows that are
   clickable divs named by nothing): not solved; see docs/figures.md. supportdesk's rows are now
-  known by the name they show (tests/test_row_pieces.py); it stops at its reply box."""
+  known by the name they show (tests/test_row_pieces.py), and its reply box, a contenteditable
+  div, is a text field (tests/test_editing_hosts.py): solved with vision."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from tasks.text_match import (
     words,
 )
 
-STOP_WORDS = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
+STOP_WORDS = frozenset(["a", "an", "the", "in", "of", "on", "to", "for", "and", "or", "with", "into", "from", "this", "that", "its", "your", "my", "our", "field", "button", "form", "box", "list", "link", "option", "item", "control"])
 ROLE_WORDS = {
     "button": {"button"}, "link": {"link"}, "field": {"textbox", "searchbox", "combobox", "spinbutton"},
     "box": {"textbox", "searchbox", "combobox", "checkbox"}, "input": {"textbox", "searchbox"},
@@ -170,10 +170,10 @@ def names_symbol_exactly(subgoal: Subgoal, mark: Mark) -> bool:
     return bool(ICON_WORDS & label) and any(parts <= label for parts in symbol_names(desc).values())
 
 
-# The words of STOP_WORDS that name a kind of control, and the articles: what a description says
-# beside a control's name.
+# The words of STOP_WORDS that name a kind of control, and the articles and possessives ("your
+# status" is the status): what a description says beside a control's name.
 KIND_OF_CONTROL = frozenset(["field", "button", "form", "box", "list", "link", "option", "item", "control"])
-ARTICLES = frozenset(["a", "an", "the", "this", "that", "its"])
+ARTICLES = frozenset(["a", "an", "the", "this", "that", "its", "your", "my", "our"])
 
 
 def content_words(target: str) -> list[str]:
