@@ -299,6 +299,8 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
             await loc.click(timeout=timeout_ms)
         case Type():
             kind = await refs.evaluate(page, ref, action.observation_id, INPUT_TYPE_JS)
+            if kind == "iframe":  # a frame edited whole (an editor's <body>): its body is the field
+                loc = loc.content_frame.locator("body")
             await type_into(loc, kind, action.text, timeout_ms,
                             empty=(lambda: _empty(page, refs, ref, action.observation_id)) if action.clear else None)
             if action.then == "enter":
@@ -353,11 +355,15 @@ async def type_into(loc: Locator, kind: str, text: str, timeout_ms: float,
     await loc.press_sequentially(text, timeout=timeout_ms)
 
 
-INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : ''"
+# An input's type; "iframe" for a frame (a textbox only when its document is edited whole,
+# agents/observation.py's `mark_editables`).
+INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : e.tagName === 'IFRAME' ? 'iframe' : ''"
 # A field with nothing in it (read after the click that focused it: a page may fill a field as it
-# gains focus); false for any other element, which `fill` may retarget to a field it labels.
-EMPTY_JS = ("(e) => ((e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement) ? e.value"
-            " : e.isContentEditable ? e.textContent : null) === ''")
+# gains focus; for a frame edited whole, its body); false for any other element, which `fill` may
+# retarget to a field it labels.
+EMPTY_JS = ("(e) => { const f = e.tagName === 'IFRAME' ? e.contentDocument?.body : e;"
+            " return !!f && ((f instanceof HTMLInputElement || f instanceof HTMLTextAreaElement) ? f.value"
+            " : f.isContentEditable ? f.textContent : null) === ''; }")
 
 
 async def _empty(page: Page, refs: RefBook, ref: str, observation_id: int) -> bool:

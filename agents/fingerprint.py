@@ -37,6 +37,7 @@ from playwright.async_api import Page
 
 from agents.frames import REACHABLE_JS
 from agents.interactive import inject
+from agents.observation import Host
 
 # One walk: interactive signatures (top document, open shadow roots, same-origin frames), the
 # rendered text, the scroll position, and cross-origin frames' src + geometry.
@@ -149,12 +150,12 @@ _WALK_JS = inject(r"""
     for (const n of path) rootOf.set(n, root);
     return root;
   };
-  const walk = (root, depth, frameInView) => {
+  const walk = (root, depth, frameInView, frameBox = null) => {
     // Controls straight from the selector engine (document order); the loop over every element
     // only looks for shadow roots and frames. (Testing each element against a set of the controls
     // cost a fifth of the walk at 40,000 elements.) A shadow root's or a frame's controls follow
     // the controls of the document that holds it.
-    for (const el of root.querySelectorAll(SEL)) control(el, depth, frameInView);
+    for (const el of root.querySelectorAll(SEL)) control(el, depth, frameInView, frameBox);
     for (const el of root.querySelectorAll("*")) {
       if (el.shadowRoot) walk(el.shadowRoot, depth, frameInView);
       if (el.tagName === "IFRAME") {
@@ -167,14 +168,16 @@ _WALK_JS = inject(r"""
         if (doc && doc.body && depth < 4) {
           frames.push(`same:${geo}:${doc.getElementsByTagName("*").length}:${doc.body.innerText || ""}`);
           if (mutations >= 0 && (doc.defaultView?.__gbMutations ?? -1) >= 0) mutations += doc.defaultView.__gbMutations;
-          walk(doc, depth + 1, inView);
+          walk(doc, depth + 1, inView, depth === 0 ? [r.left, r.top, r.width, r.height] : null);
+          // a document in design mode is edited whole, without a contenteditable attribute
+          if (depth === 0 && doc.designMode === "on") editables.push(editable(doc.body, [r.left, r.top, r.width, r.height]));
         } else {
           frames.push(`cross:${el.src}:${geo}`);
         }
       }
     }
   };
-  function control(el, depth, frameInView) {
+  function control(el, depth, frameInView, frameBox) {
     if (el.tagName === "IFRAME") return;  // a frame is read above, as a frame
     const tag = el.tagName;
     const field = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
@@ -185,7 +188,7 @@ _WALK_JS = inject(r"""
                el.getAttribute("aria-pressed") || "", el.disabled ? 1 : 0].join("|"));
     const editor = el.isContentEditable && !el.parentElement?.isContentEditable && el.getAttribute("role") === null;
     values.push(field ? el.value : editor ? el.innerText : "");
-    if (editor && depth === 0) editables.push(editable(el));
+    if (editor && (depth === 0 || frameBox)) editables.push(editable(el, frameBox));
     if (depth === 0) {
       // Where the controls in view are drawn: a layout shift moves cached boxes off them.
       const r = el.getBoundingClientRect();
@@ -204,7 +207,9 @@ _WALK_JS = inject(r"""
   // drawn, what it is named (aria-label, aria-labelledby, aria-placeholder; the placeholder a
   // style draws in it while it holds nothing, in its ::before or its first descendants'), and
   // whether it holds nothing. Playwright's snapshot calls it generic (agents/observation.py).
-  function editable(el) {
+  // In a frame of the top document: also the frame's box, and whether the host is the frame's
+  // whole document (an editor's <body>, as classic rich-text editors build theirs).
+  function editable(el, frameBox) {
     const r = el.getBoundingClientRect();
     const empty = !el.textContent.trim();
     const drawn = (e) => {
@@ -219,7 +224,8 @@ _WALK_JS = inject(r"""
     const by = (el.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean)
       .map((id) => el.getRootNode().getElementById?.(id)?.textContent || "").join(" ");
     return [r.left, r.top, r.width, r.height,
-            norm(el.getAttribute("aria-label") || by || el.getAttribute("aria-placeholder") || placeholder || el.title), empty];
+            norm(el.getAttribute("aria-label") || by || el.getAttribute("aria-placeholder") || placeholder || el.title), empty,
+            frameBox, el === el.ownerDocument.body || el === el.ownerDocument.documentElement];
   }
   walk(document, 0, true);
   // Locators for the scope roots: an XPath of child positions from the root element (native
@@ -353,9 +359,9 @@ class Fingerprint:
     # boxes in the viewport (x, y, width, height); None when unknown.
     since: int | None = field(default=None, compare=False)
     regions: tuple[tuple[int, int, int, int], ...] | None = field(default=None, compare=False)
-    # The top document's editing hosts without a role, as (x, y, width, height, name, empty):
-    # text fields the snapshot calls generic (agents/observation.py's `mark_editables`).
-    editables: tuple[tuple[float, float, float, float, str, bool], ...] = field(default=(), compare=False)
+    # The editing hosts without a role of the top document and its same-origin frames: text
+    # fields the snapshot calls generic (agents/observation.py's `Host`, `mark_editables`).
+    editables: tuple[Host, ...] = field(default=(), compare=False)
 
     def changed_out_of_view(self, other: Fingerprint) -> bool:
         """A long page's nodes or text changed (possibly outside what `text` covers)."""
@@ -468,6 +474,5 @@ async def of_walk(page: Page, walked: str, since: int | None = None) -> Fingerpr
                                                      int(raw["ambient"][2])),
         since=since,
         regions=None if raw["regions"] is None else tuple(tuple(int(v) for v in b) for b in raw["regions"]),
-        editables=tuple((float(x), float(y), float(w), float(h), str(name), bool(empty))
-                        for x, y, w, h, name, empty in raw["editables"]),
+        editables=tuple(Host.of(raw_host) for raw_host in raw["editables"]),
     )

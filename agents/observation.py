@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator, Page
@@ -357,26 +357,66 @@ async def _summaries(page: Page) -> list[list[Any]]:
 # Editing hosts. A contenteditable element without a role (a rich-text editor, a message box, a
 # value edited in place) is a text field to a person, and a generic container to Playwright's
 # snapshot: its drawn placeholder or its content read as text, no role, no name. The fingerprint's
-# walk reports each one of the top document (agents/fingerprint.py: box, name, empty); the
-# element the snapshot shows for it is the one drawn over the same box or, where the snapshot
-# folded the host into its only child (an editor holding one paragraph), the one element drawn
-# inside it. That element becomes a textbox named as the host is named (for an empty host
-# without a name: the placeholder it shows), holding the host's text.
-def mark_editables(elements: dict[str, Element],
-                   editables: Sequence[tuple[float, float, float, float, str, bool]]) -> dict[str, Element]:
+# walk reports each one of the top document and its same-origin frames (`Host`); the element the
+# snapshot shows for it is the one drawn over the same box or, where the snapshot folded the host
+# into its only child (an editor holding one paragraph), the one element drawn inside it; for a
+# frame's whole document (an editor's <body>), the frame's element itself, which shows nothing
+# while the document is empty. That element becomes a textbox named as the host is named (for an
+# empty host without a name: the placeholder it shows), holding the host's text.
+class Host(NamedTuple):
+    """An editing host as the fingerprint's walk found it: its box (in its own frame's viewport),
+    its name, whether it holds nothing; in a frame of the top document, the frame element's box and
+    whether the host is that frame's whole document."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    name: str
+    empty: bool
+    frame: tuple[float, float, float, float] | None = None
+    whole: bool = False
+
+    @classmethod
+    def of(cls, raw: Sequence[Any]) -> Host:
+        x, y, w, h, name, empty, frame, whole = raw
+        return cls(float(x), float(y), float(w), float(h), str(name), bool(empty),
+                   None if frame is None else tuple(float(v) for v in frame), bool(whole))
+
+
+def mark_editables(elements: dict[str, Element], hosts: Sequence[Host]) -> dict[str, Element]:
     """`elements` with the element each editing host shows made a textbox (see above)."""
     out = dict(elements)
-    for x, y, w, h, name, empty in editables:
-        inside = [el for el in out.values() if el.role in PLAIN_ROLES and _inside(el.box, x, y, w, h)]
-        refs = {el.ref for el in inside}
-        outer = [el for el in inside if not any(up in refs for up in _ancestors(out, el))]
-        if len(outer) != 1:
-            continue  # nothing drawn there (an empty host the snapshot leaves out), or several
-        el = outer[0]
-        shown = el.text or el.name or _text_under(out, el.ref)
-        out[el.ref] = el.model_copy(update={"role": "textbox", "name": name or (shown if empty else el.name),
-                                            "text": "" if empty else shown})
+    for host in hosts:
+        shown = _host_element(out, host)
+        if shown is None:
+            continue
+        held = shown.text or (shown.name if shown.role != "iframe" else "") or _text_under(out, shown.ref)
+        out[shown.ref] = shown.model_copy(update={
+            "role": "textbox", "name": host.name or (held if host.empty and shown.role != "iframe" else shown.name),
+            "text": "" if host.empty else held})
     return out
+
+
+def _host_element(elements: dict[str, Element], host: Host) -> Element | None:
+    """The element the snapshot shows for an editing host (see above), or None."""
+    frame: Element | None = None
+    if host.frame is not None:
+        frames = [el for el in elements.values() if el.role == "iframe" and not el.frame
+                  and el.box is not None and _inside(el.box, *host.frame) and _inside(Box(
+                      x=host.frame[0], y=host.frame[1], width=host.frame[2], height=host.frame[3]),
+                      el.box.x, el.box.y, el.box.width, el.box.height)]
+        if len(frames) != 1:
+            return None
+        frame = frames[0]
+    x, y, w, h = host.x, host.y, host.width, host.height
+    inside = [el for el in elements.values() if el.role in PLAIN_ROLES and _inside(el.box, x, y, w, h)
+              and (frame.ref in _ancestors(elements, el) if frame else not el.frame)]
+    refs = {el.ref for el in inside}
+    outer = [el for el in inside if not any(up in refs for up in _ancestors(elements, el))]
+    if frame is not None and host.whole:
+        return frame  # the frame is the field; what its document shows is its text
+    return outer[0] if len(outer) == 1 else None  # none drawn (an empty host left out), or several
 
 
 def _ancestors(elements: dict[str, Element], el: Element) -> Iterator[str]:
@@ -428,7 +468,7 @@ class RefBook:
 
     async def observe(self, page: Page, scopes: tuple[str, ...] | None = None,
                       framed: frozenset[str] = frozenset(),
-                      editables: Sequence[tuple[float, float, float, float, str, bool]] = ()) -> Observation:
+                      editables: Sequence[Host] = ()) -> Observation:
         """Read the page: the whole document, or only the given scope containers (locators);
         `framed` names the scopes that hold an iframe; `editables` are the top document's editing
         hosts as a fingerprint of this page state found them (see `mark_editables`)."""

@@ -34,8 +34,9 @@ HOVER_MS = 50  # how long the pointer rests on a point before its 'before' image
 # An animation running anywhere in the document (a hover's colour fading in, a spinner) changes
 # the pixels however soon it ends.
 # The text an editing host holds (contenteditable: Playwright's `input_value` reads <input>,
-# <textarea> and <select> only); null for an element that is not one.
-EDITED_TEXT_JS = "(e) => e.isContentEditable ? e.innerText : null"
+# <textarea> and <select> only), or a frame's edited whole; null for an element that is neither.
+EDITED_TEXT_JS = ("(e) => { const f = e.tagName === 'IFRAME' ? e.contentDocument?.body : e;"
+                  " return f && f.isContentEditable ? f.innerText : null; }")
 ANIMATING_JS = "() => document.getAnimations().some((a) => a.playState === 'running')"
 
 

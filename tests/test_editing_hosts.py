@@ -7,7 +7,10 @@ and without vision on both tasks, and supportdesk's reply box stopped its task a
 
 The fingerprint's walk now reports the top document's editing hosts (box, name, empty), the
 observation makes the element the snapshot shows for each a textbox (`mark_editables`), and the
-validator reads the text a host holds. Three rules any field follows came with it: a text field's
+validator reads the text a host holds. tests/language/sites/kbadmin (written before frames were
+looked in: an article body edited in an iframe whose <body> is contenteditable and empty, so the
+snapshot shows a bare `iframe`) failed 0/5 each way; a frame edited whole is now the textbox, typed
+into through its body. Three rules any field follows came with it: a text field's
 value is not its name (a field holding "Available" beside "Status:" goes by its caption), a caption
 right before a field is that field's alone, and a possessive says nothing of which control ("your
 status" is the status)."""
@@ -24,14 +27,15 @@ from playwright.async_api import async_playwright
 
 from agents import fingerprint
 from agents.marks import Mark
-from agents.observation import Box, Element, RefBook, mark_editables, parse_snapshot
+from agents.observation import Box, Element, Host, RefBook, mark_editables, parse_snapshot
 from agents.worker.fit import least_score, score
 from harness.browser import BrowserSettings, launch
 from tasks.schema import Subgoal
 
 HERE = Path(__file__).parent / "language"
 ARGS = [f"sites.dirs=[{HERE / 'sites'}]", f"tasks.dirs=[{HERE / 'tasks'}]", "suite=fixtures", "suite.tags=[]",
-        "suite.ids=[devforum-post-answer,devforum-set-status]", "seeds=[0,1]", "trace.playwright=false",
+        "suite.ids=[devforum-post-answer,devforum-set-status,kbadmin-publish-article]", "seeds=[0,1]",
+        "trace.playwright=false",
         "trace.screenshots=none"]
 
 SNAPSHOT = """- generic [ref=e1] [box=0,0,1280,800]:
@@ -53,12 +57,12 @@ SNAPSHOT = """- generic [ref=e1] [box=0,0,1280,800]:
 
 def test_the_element_an_editing_host_shows_becomes_a_textbox() -> None:
     elements = parse_snapshot(SNAPSHOT)
-    hosts = [(42, 636.5, 724, 112, "", True),              # empty: its placeholder drawn by a style
-             (875.8, 108, 80.4, 21, "", False),            # a value edited in place
-             (8, 299, 1264, 20, "Body", True),             # folded into its one paragraph; aria-label
-             (8, 400, 600, 60, "", False),                 # two paragraphs in it
-             (8, 600, 600, 60, "", False),                 # two elements drawn in it: not told apart
-             (8, 700, 600, 20, "Title", True)]             # already a textbox
+    hosts = [Host(42, 636.5, 724, 112, "", True),          # empty: its placeholder drawn by a style
+             Host(875.8, 108, 80.4, 21, "", False),        # a value edited in place
+             Host(8, 299, 1264, 20, "Body", True),         # folded into its one paragraph; aria-label
+             Host(8, 400, 600, 60, "", False),             # two paragraphs in it
+             Host(8, 600, 600, 60, "", False),             # two elements drawn in it: not told apart
+             Host(8, 700, 600, 20, "Title", True)]         # already a textbox
     out = mark_editables(elements, hosts)
     answer, status, body = out["e3"], out["e6"], out["e7"]
     assert (answer.role, answer.name, answer.text) == ("textbox", "Write your answer…", "")
@@ -82,6 +86,32 @@ def test_a_text_field_goes_by_its_name_not_by_what_it_holds() -> None:
     valued = Mark(number=3, box=box, role="textbox", label="Available", context=("Status:",))
     assert score(status, field) >= least_score(status) > score(status, answer)
     assert score(status, valued) < score(status, field)  # a value read as a name contradicts it
+
+
+FRAMES = """- generic [ref=e1] [box=0,0,1280,800]:
+  - generic [ref=e2] [box=8,8,600,15]: Article body
+  - iframe [ref=e3] [box=8,30,600,160]
+  - iframe [ref=e4] [box=8,200,600,160]:
+    - paragraph [ref=f2e2] [box=10,8,580,18]: Hello
+  - iframe [ref=e5] [box=8,400,600,160]:
+    - generic [ref=f3e2] [box=8,8,584,18]: Notes
+    - generic [ref=f3e3] [box=8,30,584,60]: Call the customer back
+  - generic [ref=e6] [box=10,40,580,18]: drawn over the first frame, outside it
+"""
+
+
+def test_a_frame_edited_whole_is_the_textbox_and_a_host_in_a_frame_is_found_there() -> None:
+    elements = parse_snapshot(FRAMES)
+    out = mark_editables(elements, [
+        Host(0, 0, 600, 160, "", True, frame=(8, 30, 600, 160), whole=True),     # empty: shows nothing
+        Host(0, 0, 600, 160, "", False, frame=(8, 200, 600, 160), whole=True),
+        Host(8, 30, 584, 60, "", False, frame=(8, 400, 600, 160)),              # a div in a frame
+        Host(0, 0, 600, 160, "", True, frame=(300, 300, 600, 160), whole=True)])  # no such frame
+    assert (out["e3"].role, out["e3"].text) == ("textbox", "")
+    assert (out["e4"].role, out["e4"].text) == ("textbox", "Hello")
+    assert (out["f3e3"].role, out["f3e3"].text) == ("textbox", "Call the customer back")
+    # the box of a host in a frame is its frame's: the top document's element there is not it
+    assert out["e6"] == elements["e6"] and out["f2e2"] == elements["f2e2"]
 
 
 CAPTIONS_ABOVE = """- generic [ref=e1]:
@@ -110,6 +140,8 @@ EDITORS = """
 <div contenteditable aria-label="Message body" style="border:1px solid">hello <b>world</b></div>
 <div contenteditable role=textbox aria-label="Has a role" style="border:1px solid"></div>
 <div contenteditable style="border:1px solid">outer <span contenteditable=false>chip</span> <b>inner</b></div>
+<iframe srcdoc="<body contenteditable><p>in a frame</p></body>"></iframe>
+<iframe srcdoc="<body><p>designed</p><script>document.designMode = 'on'</script></body>"></iframe>
 """
 
 
@@ -120,6 +152,8 @@ def test_an_observation_shows_editing_hosts_as_text_fields() -> None:
             try:
                 page = await browser.new_page()
                 await page.set_content(EDITORS)
+                await page.wait_for_function("() => [...document.querySelectorAll('iframe')].every("
+                                             "(f) => f.contentDocument?.body?.isContentEditable)")
                 fp = await fingerprint.take(page)
                 assert fp is not None
                 obs = await RefBook().observe(page, editables=fp.editables)
@@ -129,12 +163,16 @@ def test_an_observation_shows_editing_hosts_as_text_fields() -> None:
 
     fp, fields = asyncio.run(observed())
     # one per host without a role (the chip and the bold text are parts of theirs)
-    assert [(name, empty) for *_, name, empty in fp.editables] == [
-        ("Write here…", True), ("Type / for commands", True), ("Message body", False), ("", False)]
+    assert [(h.name, h.empty, h.frame is not None, h.whole) for h in fp.editables] == [
+        ("Write here…", True, False, False), ("Type / for commands", True, False, False),
+        ("Message body", False, False, False), ("", False, False, False), ("", False, True, True),
+        ("", False, True, True)]  # the second frame's document is in design mode
     assert fields["Write here…"].role == fields["Type / for commands"].role == "textbox"
     assert (fields["Message body"].role, fields["Message body"].text) == ("textbox", "hello world")
     assert fields["Has a role"].role == "textbox"
     assert fields["outer chip inner"].role == "textbox"
+    for edited in ("in a frame", "designed"):  # the frame's element
+        assert (fields[edited].role, fields[edited].ref[0]) == ("textbox", "e"), edited
 
 
 @pytest.mark.browser
@@ -145,8 +183,8 @@ def test_text_is_typed_into_editors_and_read_back(tmp_path: Path, perception: st
     assert episodes.success.all(), episodes[["task_id", "seed", "failure_detail"]]
     steps = pd.read_parquet(result.run_dir / "steps.parquet")
     typed = steps[steps.action == "type"]
-    assert len(typed) == 4 and (typed.target_role == "textbox").all()
-    # the text each host holds is read back: what was typed is there
+    assert len(typed) == 8 and (typed.target_role == "textbox").all()
+    # the text each host holds is read back (a frame's, through its document): what was typed is there
     assert (typed.effect == "value").all(), typed[["task_id", "effect"]]
     answer = typed[typed.task_id == "devforum-post-answer"]
     assert (answer.target_name == "Write your answer…").all()
