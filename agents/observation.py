@@ -391,10 +391,10 @@ def mark_editables(elements: dict[str, Element], hosts: Sequence[Host]) -> dict[
         shown = _host_element(out, host)
         if shown is None:
             continue
-        held = shown.text or (shown.name if shown.role != "iframe" else "") or _text_under(out, shown.ref)
+        shows = shown.text or _text_under(out, shown.ref)  # an empty host: the placeholder drawn
         out[shown.ref] = shown.model_copy(update={
-            "role": "textbox", "name": host.name or (held if host.empty and shown.role != "iframe" else shown.name),
-            "text": "" if host.empty else held})
+            "role": "textbox", "name": host.name or shown.name or (shows if host.empty else ""),
+            "text": "" if host.empty else shows})
     return out
 
 
@@ -402,20 +402,20 @@ def _host_element(elements: dict[str, Element], host: Host) -> Element | None:
     """The element the snapshot shows for an editing host (see above), or None."""
     frame: Element | None = None
     if host.frame is not None:
-        frames = [el for el in elements.values() if el.role == "iframe" and not el.frame
-                  and el.box is not None and _inside(el.box, *host.frame) and _inside(Box(
-                      x=host.frame[0], y=host.frame[1], width=host.frame[2], height=host.frame[3]),
-                      el.box.x, el.box.y, el.box.width, el.box.height)]
+        fx, fy, fw, fh = host.frame
+        frames = [el for el in elements.values() if el.role == "iframe" and not el.frame and el.box is not None
+                  and _inside(el.box, fx, fy, fw, fh) and _inside(Box(x=fx, y=fy, width=fw, height=fh),
+                                                                  el.box.x, el.box.y, el.box.width, el.box.height)]
         if len(frames) != 1:
             return None
         frame = frames[0]
-    x, y, w, h = host.x, host.y, host.width, host.height
-    inside = [el for el in elements.values() if el.role in PLAIN_ROLES and _inside(el.box, x, y, w, h)
+        if host.whole:
+            return frame  # the frame is the field; what its document shows is its text
+    inside = [el for el in elements.values()
+              if el.role in PLAIN_ROLES and _inside(el.box, host.x, host.y, host.width, host.height)
               and (frame.ref in _ancestors(elements, el) if frame else not el.frame)]
     refs = {el.ref for el in inside}
     outer = [el for el in inside if not any(up in refs for up in _ancestors(elements, el))]
-    if frame is not None and host.whole:
-        return frame  # the frame is the field; what its document shows is its text
     return outer[0] if len(outer) == 1 else None  # none drawn (an empty host left out), or several
 
 
@@ -470,8 +470,8 @@ class RefBook:
                       framed: frozenset[str] = frozenset(),
                       editables: Sequence[Host] = ()) -> Observation:
         """Read the page: the whole document, or only the given scope containers (locators);
-        `framed` names the scopes that hold an iframe; `editables` are the top document's editing
-        hosts as a fingerprint of this page state found them (see `mark_editables`)."""
+        `framed` names the scopes that hold an iframe; `editables` are the editing hosts a
+        fingerprint of this page state found (see `mark_editables`)."""
         t0 = time.perf_counter()
         reads: list = []
         if scopes:

@@ -31,12 +31,12 @@ from agents.input_formats import same_value
 CLIP = (160.0, 80.0)
 FAILED = frozenset({"stale_ref", "action_timeout", "action_error"})
 HOVER_MS = 50  # how long the pointer rests on a point before its 'before' image
-# An animation running anywhere in the document (a hover's colour fading in, a spinner) changes
-# the pixels however soon it ends.
 # The text an editing host holds (contenteditable: Playwright's `input_value` reads <input>,
 # <textarea> and <select> only), or a frame's edited whole; null for an element that is neither.
 EDITED_TEXT_JS = ("(e) => { const f = e.tagName === 'IFRAME' ? e.contentDocument?.body : e;"
                   " return f && f.isContentEditable ? f.innerText : null; }")
+# An animation running anywhere in the document (a hover's colour fading in, a spinner) changes
+# the pixels however soon it ends.
 ANIMATING_JS = "() => document.getAnimations().some((a) => a.playState === 'running')"
 
 

@@ -52,6 +52,8 @@ SNAPSHOT = """- generic [ref=e1] [box=0,0,1280,800]:
     - generic [ref=e12] [box=10,602,200,20]: Tags
     - generic [ref=e13] [box=300,602,200,20]: Notes
   - textbox "Title" [ref=e14] [box=8,700,600,20]
+  - generic "Reply" [ref=e15] [box=8,800,600,40]:
+    - paragraph [ref=e16] [box=10,802,580,18]: Thanks!
 """
 
 
@@ -62,7 +64,8 @@ def test_the_element_an_editing_host_shows_becomes_a_textbox() -> None:
              Host(8, 299, 1264, 20, "Body", True),         # folded into its one paragraph; aria-label
              Host(8, 400, 600, 60, "", False),             # two paragraphs in it
              Host(8, 600, 600, 60, "", False),             # two elements drawn in it: not told apart
-             Host(8, 700, 600, 20, "Title", True)]         # already a textbox
+             Host(8, 700, 600, 20, "Title", True),         # already a textbox
+             Host(8, 800, 600, 40, "Reply", False)]        # named by aria-label, holding a paragraph
     out = mark_editables(elements, hosts)
     answer, status, body = out["e3"], out["e6"], out["e7"]
     assert (answer.role, answer.name, answer.text) == ("textbox", "Write your answer…", "")
@@ -71,6 +74,7 @@ def test_the_element_an_editing_host_shows_becomes_a_textbox() -> None:
     assert (body.role, body.name) == ("textbox", "Body")
     assert (out["e8"].role, out["e8"].text) == ("textbox", "First line Second line")
     assert out["e9"] == elements["e9"]
+    assert (out["e15"].name, out["e15"].text) == ("Reply", "Thanks!")  # its name is not what it holds
     assert [out[r] for r in ("e11", "e12", "e13", "e14")] == [elements[r] for r in ("e11", "e12", "e13", "e14")]
     assert mark_editables(elements, []) == elements
 
