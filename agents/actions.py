@@ -356,7 +356,7 @@ async def type_into(loc: Locator, kind: str, text: str, timeout_ms: float,
 
 
 # An input's type; "iframe" for a frame (a textbox only when its document is edited whole,
-# agents/observation.py's `mark_editables`).
+# agents/editing_hosts.py).
 INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : e.tagName === 'IFRAME' ? 'iframe' : ''"
 # A field with nothing in it (read after the click that focused it: a page may fill a field as it
 # gains focus; for a frame edited whole, its body); false for any other element, which `fill` may

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from playwright.async_api import Page
 
-from agents import act, choose, fingerprint, perceive, som
+from agents import act, choose, editing_hosts, fingerprint, perceive, som
 from agents.brief import Brief
 from agents.factory import AgentConfig, build_mechanisms
 from agents.perception.base import VisionBackend
@@ -163,8 +163,9 @@ class GroundingAgent:
             step.fp_before = fp = await fingerprint.take(step.page, since)
         scopes, rec.observe_reason = next(
             (got for m in episode.mechanisms if (got := m.scopes(step)) is not None), (None, "off"))
-        step.obs = obs = await episode.refs.observe(step.page, scopes, fp.framed if fp else frozenset(),
-                                                    fp.editables if fp else ())
+        step.obs = obs = await episode.refs.observe(step.page, scopes, fp.framed if fp else frozenset())
+        if fp is not None and fp.editables:  # the text fields the snapshot calls generic
+            obs.elements = editing_hosts.mark(obs.elements, fp.editables)
         if scopes and obs.scope == "document":
             rec.observe_reason = "scopes_unreadable"
         rec.observe_scope = obs.scope

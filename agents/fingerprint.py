@@ -35,9 +35,9 @@ import xxhash
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from agents.editing_hosts import Host
 from agents.frames import REACHABLE_JS
 from agents.interactive import inject
-from agents.observation import Host
 
 # One walk: interactive signatures (top document, open shadow roots, same-origin frames), the
 # rendered text, the scroll position, and cross-origin frames' src + geometry.
@@ -206,7 +206,7 @@ _WALK_JS = inject(r"""
   // An editing host without a role (a rich-text editor, an inline-editable value): where it is
   // drawn, what it is named (aria-label, aria-labelledby, aria-placeholder; the placeholder a
   // style draws in it while it holds nothing, in its ::before or its first descendants'), and
-  // whether it holds nothing. Playwright's snapshot calls it generic (agents/observation.py).
+  // whether it holds nothing. Playwright's snapshot calls it generic (agents/editing_hosts.py).
   // In a frame of the top document: also the frame's box, and whether the host is the frame's
   // whole document (an editor's <body>, as classic rich-text editors build theirs).
   function editable(el, frameBox) {
@@ -360,7 +360,7 @@ class Fingerprint:
     since: int | None = field(default=None, compare=False)
     regions: tuple[tuple[int, int, int, int], ...] | None = field(default=None, compare=False)
     # The editing hosts without a role of the top document and its same-origin frames: text
-    # fields the snapshot calls generic (agents/observation.py's `Host`, `mark_editables`).
+    # fields the snapshot calls generic (agents/editing_hosts.py).
     editables: tuple[Host, ...] = field(default=(), compare=False)
 
     def changed_out_of_view(self, other: Fingerprint) -> bool:

@@ -16,9 +16,8 @@ import contextlib
 import itertools
 import re
 import time
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator, Page
@@ -332,7 +331,7 @@ def mark_disclosures(elements: dict[str, Element], summaries: list[list[Any]]) -
     for x, y, w, h, is_open, text in summaries:
         said = set(words(text))
         shown = [el for el in out.values() if el.role not in INTERACTIVE_ROLES and el.label
-                 and _inside(el.box, x, y, w, h) and set(words(el.label)) <= said]
+                 and box_within(el.box, x, y, w, h) and set(words(el.label)) <= said]
         if shown:
             el = max(shown, key=lambda e: e.box.area if e.box else 0.0)
             out[el.ref] = el.model_copy(update={"role": "button",
@@ -340,7 +339,7 @@ def mark_disclosures(elements: dict[str, Element], summaries: list[list[Any]]) -
     return out
 
 
-def _inside(b: Box | None, x: float, y: float, w: float, h: float) -> bool:
+def box_within(b: Box | None, x: float, y: float, w: float, h: float) -> bool:
     """Whether a box lies in another (x, y, w, h), give or take a pixel of rounding."""
     return b is not None and b.x >= x - 1 and b.y >= y - 1 and b.x + b.width <= x + w + 1 \
         and b.y + b.height <= y + h + 1
@@ -352,89 +351,6 @@ async def _summaries(page: Page) -> list[list[Any]]:
     got = await asyncio.gather(*(f.evaluate(SUMMARIES_JS) for f in page.frames if not f.is_detached()),
                                return_exceptions=True)
     return [s for each in got if isinstance(each, list) for s in each]
-
-
-# Editing hosts. A contenteditable element without a role (a rich-text editor, a message box, a
-# value edited in place) is a text field to a person, and a generic container to Playwright's
-# snapshot: its drawn placeholder or its content read as text, no role, no name. The fingerprint's
-# walk reports each one of the top document and its same-origin frames (`Host`); the element the
-# snapshot shows for it is the one drawn over the same box or, where the snapshot folded the host
-# into its only child (an editor holding one paragraph), the one element drawn inside it; for a
-# frame's whole document (an editor's <body>), the frame's element itself, which shows nothing
-# while the document is empty. That element becomes a textbox named as the host is named (for an
-# empty host without a name: the placeholder it shows), holding the host's text.
-class Host(NamedTuple):
-    """An editing host as the fingerprint's walk found it: its box (in its own frame's viewport),
-    its name, whether it holds nothing; in a frame of the top document, the frame element's box and
-    whether the host is that frame's whole document."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-    name: str
-    empty: bool
-    frame: tuple[float, float, float, float] | None = None
-    whole: bool = False
-
-    @classmethod
-    def of(cls, raw: Sequence[Any]) -> Host:
-        x, y, w, h, name, empty, frame, whole = raw
-        return cls(float(x), float(y), float(w), float(h), str(name), bool(empty),
-                   None if frame is None else tuple(float(v) for v in frame), bool(whole))
-
-
-def mark_editables(elements: dict[str, Element], hosts: Sequence[Host]) -> dict[str, Element]:
-    """`elements` with the element each editing host shows made a textbox (see above)."""
-    out = dict(elements)
-    for host in hosts:
-        shown = _host_element(out, host)
-        if shown is None:
-            continue
-        shows = shown.text or _text_under(out, shown.ref)  # an empty host: the placeholder drawn
-        out[shown.ref] = shown.model_copy(update={
-            "role": "textbox", "name": host.name or shown.name or (shows if host.empty else ""),
-            "text": "" if host.empty else shows})
-    return out
-
-
-def _host_element(elements: dict[str, Element], host: Host) -> Element | None:
-    """The element the snapshot shows for an editing host (see above), or None."""
-    frame: Element | None = None
-    if host.frame is not None:
-        fx, fy, fw, fh = host.frame
-        frames = [el for el in elements.values() if el.role == "iframe" and not el.frame and el.box is not None
-                  and _inside(el.box, fx, fy, fw, fh) and _inside(Box(x=fx, y=fy, width=fw, height=fh),
-                                                                  el.box.x, el.box.y, el.box.width, el.box.height)]
-        if len(frames) != 1:
-            return None
-        frame = frames[0]
-        if host.whole:
-            return frame  # the frame is the field; what its document shows is its text
-    inside = [el for el in elements.values()
-              if el.role in PLAIN_ROLES and _inside(el.box, host.x, host.y, host.width, host.height)
-              and (frame.ref in _ancestors(elements, el) if frame else not el.frame)]
-    refs = {el.ref for el in inside}
-    outer = [el for el in inside if not any(up in refs for up in _ancestors(elements, el))]
-    return outer[0] if len(outer) == 1 else None  # none drawn (an empty host left out), or several
-
-
-def _ancestors(elements: dict[str, Element], el: Element) -> Iterator[str]:
-    ref = el.parent_ref
-    while ref is not None and ref in elements:
-        yield ref
-        ref = elements[ref].parent_ref
-
-
-def _text_under(elements: dict[str, Element], ref: str) -> str:
-    """The labels of the elements under `ref`, in document order."""
-    under, parts = {ref}, []
-    for el in elements.values():
-        if el.parent_ref in under:
-            under.add(el.ref)
-            if el.label:
-                parts.append(el.label)
-    return " ".join(parts)
 
 
 class RefBook:
@@ -467,11 +383,9 @@ class RefBook:
                 await asyncio.wait_for(asyncio.gather(*works, return_exceptions=True), timeout_s)
 
     async def observe(self, page: Page, scopes: tuple[str, ...] | None = None,
-                      framed: frozenset[str] = frozenset(),
-                      editables: Sequence[Host] = ()) -> Observation:
+                      framed: frozenset[str] = frozenset()) -> Observation:
         """Read the page: the whole document, or only the given scope containers (locators);
-        `framed` names the scopes that hold an iframe; `editables` are the editing hosts a
-        fingerprint of this page state found (see `mark_editables`)."""
+        `framed` names the scopes that hold an iframe."""
         t0 = time.perf_counter()
         reads: list = []
         if scopes:
@@ -500,8 +414,6 @@ class RefBook:
             obs = Observation(id=next(self._ids), url=page.url, elements=elements,
                               snapshot="\n".join(reads), scopes=owner,
                               last_scope=scopes[-1] if scopes[-1] in framed or len(scopes) == 1 else "")
-        if editables:
-            obs.elements = mark_editables(obs.elements, editables)
         if any(el.role == "group" for el in obs.elements.values()):
             obs.elements = mark_disclosures(obs.elements, await _summaries(page))
         obs.cost_ms = (time.perf_counter() - t0) * 1000

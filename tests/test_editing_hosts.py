@@ -6,7 +6,7 @@ placeholder a style draws, and a status edited in place after the words "Status:
 and without vision on both tasks, and supportdesk's reply box stopped its task at the second step.
 
 The fingerprint's walk now reports the top document's editing hosts (box, name, empty), the
-observation makes the element the snapshot shows for each a textbox (`mark_editables`), and the
+observation makes the element the snapshot shows for each a textbox (agents/editing_hosts.py), and the
 validator reads the text a host holds. tests/language/sites/kbadmin (written before frames were
 looked in: an article body edited in an iframe whose <body> is contenteditable and empty, so the
 snapshot shows a bare `iframe`) failed 0/5 each way; a frame edited whole is now the textbox, typed
@@ -26,8 +26,9 @@ from conftest import run_experiment
 from playwright.async_api import async_playwright
 
 from agents import fingerprint
+from agents.editing_hosts import Host, mark
 from agents.marks import Mark
-from agents.observation import Box, Element, Host, RefBook, mark_editables, parse_snapshot
+from agents.observation import Box, Element, RefBook, parse_snapshot
 from agents.worker.fit import least_score, score
 from harness.browser import BrowserSettings, launch
 from tasks.schema import Subgoal
@@ -66,7 +67,7 @@ def test_the_element_an_editing_host_shows_becomes_a_textbox() -> None:
              Host(8, 600, 600, 60, "", False),             # two elements drawn in it: not told apart
              Host(8, 700, 600, 20, "Title", True),         # already a textbox
              Host(8, 800, 600, 40, "Reply", False)]        # named by aria-label, holding a paragraph
-    out = mark_editables(elements, hosts)
+    out = mark(elements, hosts)
     answer, status, body = out["e3"], out["e6"], out["e7"]
     assert (answer.role, answer.name, answer.text) == ("textbox", "Write your answer…", "")
     assert (status.role, status.name, status.text, status.label) == ("textbox", "", "Available", "")
@@ -76,7 +77,7 @@ def test_the_element_an_editing_host_shows_becomes_a_textbox() -> None:
     assert out["e9"] == elements["e9"]
     assert (out["e15"].name, out["e15"].text) == ("Reply", "Thanks!")  # its name is not what it holds
     assert [out[r] for r in ("e11", "e12", "e13", "e14")] == [elements[r] for r in ("e11", "e12", "e13", "e14")]
-    assert mark_editables(elements, []) == elements
+    assert mark(elements, []) == elements
 
 
 def test_a_text_field_goes_by_its_name_not_by_what_it_holds() -> None:
@@ -106,7 +107,7 @@ FRAMES = """- generic [ref=e1] [box=0,0,1280,800]:
 
 def test_a_frame_edited_whole_is_the_textbox_and_a_host_in_a_frame_is_found_there() -> None:
     elements = parse_snapshot(FRAMES)
-    out = mark_editables(elements, [
+    out = mark(elements, [
         Host(0, 0, 600, 160, "", True, frame=(8, 30, 600, 160), whole=True),     # empty: shows nothing
         Host(0, 0, 600, 160, "", False, frame=(8, 200, 600, 160), whole=True),
         Host(8, 30, 584, 60, "", False, frame=(8, 400, 600, 160)),              # a div in a frame
@@ -160,8 +161,9 @@ def test_an_observation_shows_editing_hosts_as_text_fields() -> None:
                                              "(f) => f.contentDocument?.body?.isContentEditable)")
                 fp = await fingerprint.take(page)
                 assert fp is not None
-                obs = await RefBook().observe(page, editables=fp.editables)
-                return fp, {e.name or e.text: e for e in obs.interactive()}
+                obs = await RefBook().observe(page)
+                fields = mark(obs.elements, fp.editables).values()
+                return fp, {e.name or e.text: e for e in fields if e.interactive}
             finally:
                 await browser.close()
 
