@@ -157,6 +157,15 @@ async def settled_fingerprint(episode: Episode, since: int | None = None) -> fin
     return await fingerprint.take(episode.page)
 
 
+async def _press_point(step: Step, action: AnyAction) -> tuple[float, float] | None:
+    """Where the mouse may press on the action's element at once (the first mechanism's answer;
+    None: through its locator, with Playwright's waits)."""
+    for m in step.episode.mechanisms:
+        if (point := await m.press_point(step, action)) is not None:
+            return point
+    return None
+
+
 # The actions on a target whose effect may come late (hover has its own patience).
 LATE = (Click, Expand, Select, Type, SetValue, Drag)
 
@@ -175,7 +184,8 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
     t0 = time.perf_counter()
     before = step.fp_before
     moved = await episode.before_action(also=[fingerprint.changed_since(before)] if before else [])
-    if moved and moved[0] is not None and moved[0].value is True:
+    changed = bool(moved) and moved[0] is not None and moved[0].value is True
+    if changed:
         # The page changed after it was read for this step (an offer slid in, a list grew while
         # vision looked): the action's effect is what differs from the page as it is acted on,
         # not from the page as it was read (closing what came in the meantime would otherwise
@@ -183,9 +193,11 @@ async def act(step: Step, action: AnyAction) -> fingerprint.Fingerprint | None:
         now = await fingerprint.take(page)
         if now is not None:
             before, rec.before_retaken = now, True
+    # (a page that changed since it was read is left to Playwright's waits)
+    at = None if changed else await _press_point(step, action)
     readout = ""  # what a set_value by keys left its readout showing
     try:
-        readout = await execute(page, episode.refs, action, episode.action_timeout_ms)
+        readout = await execute(page, episode.refs, action, episode.action_timeout_ms, at=at)
     except StaleRefError as exc:
         rec.error_type, rec.error = "stale_ref", str(exc)
     except PlaywrightTimeoutError as exc:

@@ -189,14 +189,17 @@ async def locator_for(page: Page, refs: RefBook, ref: str, observation_id: int) 
     return await refs.live(page, ref, observation_id)
 
 
-async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float = 3000) -> str:
+async def execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float = 3000,
+                  at: tuple[float, float] | None = None) -> str:
     """Run one action; returns text for `read`, the readout a set_value by keys reached (else
-    ""). The observation is spent afterwards, unless the action was refused before touching the
-    page (a stale ref)."""
+    ""). `at`: a viewport point where a click on the action's element (or the click that focuses
+    a field to type into) presses at once, checked by the caller (agents/click_at_rest.py);
+    without it the locator's click waits for the element to be actionable. The observation is
+    spent afterwards, unless the action was refused before touching the page (a stale ref)."""
     for ref in _refs_of(action):
         refs.resolve(ref, action.observation_id)  # type: ignore[union-attr]
     try:
-        return await _execute(page, refs, action, timeout_ms)
+        return await _execute(page, refs, action, timeout_ms, at)
     finally:
         if action.kind in MUTATING:
             refs.spend()
@@ -277,7 +280,8 @@ async def _drag(page: Page, refs: RefBook, action: Drag, timeout_ms: float) -> N
     await drag(page, start, end)
 
 
-async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float) -> str:
+async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: float,
+                   at: tuple[float, float] | None = None) -> str:
     if isinstance(action, Drag):
         await _drag(page, refs, action, timeout_ms)
         return ""
@@ -295,14 +299,18 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
     ref = action.ref if isinstance(action, (_Targeted, Scroll)) else None
     loc = await locator_for(page, refs, ref, action.observation_id) if ref is not None else None
     match action:
+        case Click() | Expand() if at is not None:
+            await page.mouse.click(*at)
         case Click() | Expand():
             await loc.click(timeout=timeout_ms)
         case Type():
-            kind = await refs.evaluate(page, ref, action.observation_id, INPUT_TYPE_JS)
+            # (a press point is given for no frame and no field filled by its wire format: the
+            # input's type is not needed then)
+            kind = "" if at is not None else await refs.evaluate(page, ref, action.observation_id, INPUT_TYPE_JS)
             if kind == "iframe":  # a frame edited whole (an editor's <body>): its body is the field
                 loc = loc.content_frame.locator("body")
             await type_into(loc, kind, action.text, timeout_ms,
-                            empty=(lambda: _empty(page, refs, ref, action.observation_id)) if action.clear else None)
+                            lambda: _field(page, refs, ref, action.observation_id), clear=action.clear, at=at)
             if action.then == "enter":
                 await loc.press("Enter", timeout=timeout_ms)
             elif action.then == "escape":
@@ -341,37 +349,55 @@ async def _execute(page: Page, refs: RefBook, action: AnyAction, timeout_ms: flo
 
 
 async def type_into(loc: Locator, kind: str, text: str, timeout_ms: float,
-                    empty: Callable[[], Awaitable[bool]] | None) -> None:
+                    field: Callable[[], Awaitable[tuple[bool, bool]]], clear: bool = True,
+                    at: tuple[float, float] | None = None) -> None:
     """Type as a person does: a date or time field (`kind`, an input's type) takes its wire
-    format, not the keys of a display format; any other field is clicked, cleared when `empty`
-    (None: keep what it holds) says it holds something, and typed into key by key."""
+    format, not the keys of a display format; any other field is clicked (at `at` when given,
+    see `execute`), cleared when `clear` and `field` ((empty, focused), read after the click) says
+    it holds something, and typed into key by key: where the keyboard's focus is when the click
+    left it on the field, else through the locator, which focuses the field first."""
     value = input_formats.wire(kind, text) if kind in input_formats.TYPED else None
     if value is not None:
         await loc.fill(value, timeout=timeout_ms)
         return
-    await loc.click(timeout=timeout_ms)
-    if empty is not None and not await empty():
-        await loc.fill("", timeout=timeout_ms)
-    await loc.press_sequentially(text, timeout=timeout_ms)
+    if at is not None:
+        await loc.page.mouse.click(*at)
+    else:
+        await loc.click(timeout=timeout_ms)
+    empty, focused = await field()
+    if clear and not empty:
+        await loc.fill("", timeout=timeout_ms)  # (leaves the focus on the field)
+    if focused:
+        await loc.page.keyboard.type(text)
+    else:
+        await loc.press_sequentially(text, timeout=timeout_ms)
 
 
 # An input's type; "iframe" for a frame (a textbox only when its document is edited whole,
 # agents/editing_hosts.py).
 INPUT_TYPE_JS = "(e) => e.tagName === 'INPUT' ? e.type : e.tagName === 'IFRAME' ? 'iframe' : ''"
-# A field with nothing in it (read after the click that focused it: a page may fill a field as it
-# gains focus; for a frame edited whole, its body); false for any other element, which `fill` may
-# retarget to a field it labels.
-EMPTY_JS = ("(e) => { const f = e.tagName === 'IFRAME' ? e.contentDocument?.body : e;"
-            " return !!f && ((f instanceof HTMLInputElement || f instanceof HTMLTextAreaElement) ? f.value"
-            " : f.isContentEditable ? f.textContent : null) === ''; }")
+# [empty, focused] of a field, read after the click that focused it (a page may fill a field as it
+# gains focus, or move the focus elsewhere). Empty: nothing in it (for a frame edited whole, in its
+# body); false for any other element, which `fill` may retarget to a field it labels. Focused: it
+# holds the keyboard's focus (through shadow roots) in a document that has it; never for a frame,
+# whose body is typed into through its own document.
+FIELD_JS = """(e) => {
+  const f = e.tagName === 'IFRAME' ? e.contentDocument?.body : e;
+  const empty = !!f && ((f instanceof HTMLInputElement || f instanceof HTMLTextAreaElement) ? f.value
+    : f.isContentEditable ? f.textContent : null) === '';
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return [empty, e.tagName !== 'IFRAME' && a === e && document.hasFocus()];
+}"""
 
 
-async def _empty(page: Page, refs: RefBook, ref: str, observation_id: int) -> bool:
-    """The field behind the ref holds nothing (clearing it would be a round trip of no effect)."""
+async def _field(page: Page, refs: RefBook, ref: str, observation_id: int) -> tuple[bool, bool]:
+    """(empty, focused) of the field behind the ref (FIELD_JS)."""
     try:
-        return bool(await refs.evaluate(page, ref, observation_id, EMPTY_JS))
+        empty, focused = await refs.evaluate(page, ref, observation_id, FIELD_JS)
+        return bool(empty), bool(focused)
     except (PlaywrightError, StaleRefError):
-        return False  # gone or replaced: clearing it says what happened
+        return False, False  # gone or replaced: clearing it and its locator say what happened
 
 
 async def _execute_at_point(page: Page, action: _Targeted, point: tuple[float, float]) -> str:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from agents.ambient import Ambient, AmbientConfig
 from agents.ambient_key import AmbientKey, AmbientKeyConfig
 from agents.ambient_timers import AmbientTimers, AmbientTimersConfig
+from agents.click_at_rest import ClickAtRest, ClickAtRestConfig
 from agents.compound_split import CompoundSplit, CompoundSplitConfig
 from agents.coverage import Coverage, CoverageConfig
 from agents.dead_action_guard import DeadActionGuardConfig, DeadActionGuarding
@@ -82,7 +83,8 @@ class AgentConfig(SettleConfig, ViewportScopeConfig, SnappingConfig, TiersConfig
                   SubgoalRelevanceConfig, CoverageConfig, DeadActionGuardConfig, AmbientConfig, AmbientTimersConfig, PendingTimersConfig, ScheduleConfig,
                   NavigationGuardConfig, NavigationUndoConfig, DirectNavigationConfig,
                   TransientConfig, InnerScrollConfig, RegionScopeConfig, AmbientKeyConfig, UncoverConfig,
-                  InterruptionsConfig, SubmenusConfig, SectionsConfig, UndrawnConfig, FoldedConfig):
+                  InterruptionsConfig, SubmenusConfig, SectionsConfig, UndrawnConfig, FoldedConfig,
+                  ClickAtRestConfig):
     """Hydra's `agent` group. Each boolean switch is named after the module it turns on."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -123,6 +125,7 @@ MECHANISMS: list[tuple[str, Callable[[AgentConfig], Mechanism]]] = [
     ("undrawn", lambda c: Undrawn()),
     ("uncover", lambda c: Uncover()),
     ("interruptions", lambda c: Interruptions()),
+    ("click_at_rest", lambda c: ClickAtRest()),
     ("folded", lambda c: Folded()),
     ("submenus", lambda c: Submenus()),
     ("sections", lambda c: Sections()),

@@ -331,6 +331,12 @@ class Mechanism:
         """Before an action on the mark's element: if something else is drawn over it, take that
         away if this mechanism can."""
 
+    async def press_point(self, step: Step, action: AnyAction) -> tuple[float, float] | None:
+        """As a pressing action on a ref starts: the viewport point where the mouse may press on
+        its element at once, without Playwright's actionability waits (None: no opinion; the
+        action then runs through its locator)."""
+        return None
+
     async def hidden(self, step: Step, mark: Mark) -> bool:
         """A DOM element in view by its box that something else covers or clips."""
         return False

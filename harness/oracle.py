@@ -9,7 +9,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FrameLocator, Locator, Page
 
-from agents.actions import EMPTY_JS, INPUT_TYPE_JS, drag, type_into
+from agents.actions import FIELD_JS, INPUT_TYPE_JS, drag, type_into
 from agents.brief import Brief
 from agents.policy import EpisodeOver, Outcome, PolicySetup, Prepare, StepSink
 from tasks.schema import OracleStep, Task
@@ -35,13 +35,14 @@ async def _type_keys(loc: Locator, text: str, timeout_ms: float) -> None:
     """A fill typed as the agent types (`agents.actions.type_into`)."""
     kind = await loc.evaluate(INPUT_TYPE_JS, timeout=timeout_ms)
 
-    async def empty() -> bool:
+    async def field() -> tuple[bool, bool]:
         try:
-            return bool(await loc.evaluate(EMPTY_JS, timeout=timeout_ms))
+            empty, focused = await loc.evaluate(FIELD_JS, timeout=timeout_ms)
+            return bool(empty), bool(focused)
         except PlaywrightError:
-            return False
+            return False, False
 
-    await type_into(loc, kind, text, timeout_ms, empty=empty)
+    await type_into(loc, kind, text, timeout_ms, field)
 
 
 async def run_oracle_step(page: Page, step: OracleStep, base_url: str, timeout_ms: float = 5000,

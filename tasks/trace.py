@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 6: steps carry transient_ms and hit_bound. 7: and changed_regions, kept_candidates, region_filled.
 # 8: and uncovered. 9: and interruption. 10: and resemblance (decided_ahead and decisions came
 # later without a bump). 11: and undrawn. 12: and timers_ms. 13: and waits_cut. 14: and quiet_cut. 15: and before_retaken.
-# 16: and fp_kept.
-SCHEMA_VERSION = 16
+# 16: and fp_kept. 17: and at_rest.
+SCHEMA_VERSION = 17
 
 
 class Cost(BaseModel):
@@ -101,6 +101,9 @@ class StepRecord(BaseModel):
     # the three conditions
     perceptual_confidence: float = 1.0
     actionable: bool = True
+    # agents/click_at_rest.py: the action's press (a click, or the one that focused a field to
+    # type into) went at once, its target where the observation saw it, on top and enabled
+    at_rest: bool = False
     uncovered: str = ""  # agents/uncover.py: escape, click_away, dismiss: <button> (uncovered the target) or still
     # agents/undrawn.py: the labels of the marks left out of the listing as not drawn (JSON list)
     undrawn: str = ""
