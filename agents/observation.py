@@ -240,23 +240,43 @@ class _Tree:
         self.labels: dict[tuple[str, int], str] = {}
 
 
+# How far up a record (a table row, a list item, an article) may hold an element for its pieces
+# to be the element's context (a card's footer button, two wrappers below the card's title).
+RECORD_LEVELS = 4
+
+
+def _record_level(ref: str, tree: _Tree) -> int:
+    """How many levels up the nearest record holding the element is (0: none within RECORD_LEVELS)."""
+    node_ref = ref
+    for level in range(1, RECORD_LEVELS + 1):
+        parent = tree.nodes[node_ref]["parent_ref"]
+        if parent is None:
+            return 0
+        if tree.nodes[parent]["role"] in ROW_ROLES:
+            return level
+        node_ref = parent
+    return 0
+
+
 def _nearby_labels(ref: str, tree: _Tree, wanted: int = 4, levels: int = 3) -> list[str]:
     """What stands next to an element: its parent's text and the labels of the nearest
     non-interactive siblings (a card's heading, a row's caption); when nothing stands beside it
     (alone in a cell or wrapper), the same one level up (the row header beside the cell). In a
-    row (a table row, a list item, a card) that is every piece of the row, nearest first: the row
-    is the record the control acts on, and its key may sit at the far end."""
+    record (a table row, a list item, a card) that is every piece of the record up to it, nearest
+    first, however deep the element sits in it (a price beside a card's button does not stand for
+    the card's title): the record is what the control acts on, and its key may sit at the far end."""
     nodes = tree.nodes
     out: list[str] = []
     node_ref = ref
-    for _ in range(levels):
+    record = _record_level(ref, tree)
+    for level in range(1, max(levels, record) + 1):
         parent = nodes[node_ref]["parent_ref"]
         if parent is None:
             break
         out.extend(tree.texts.get(parent, ()))
         siblings = tree.children.get(parent, [])
         here = tree.position[node_ref]
-        reach = len(siblings) if nodes[parent]["role"] in ROW_ROLES else wanted
+        reach = len(siblings) if level <= record else wanted
         field = nodes[node_ref]["role"] in FIELD_ROLES
         for d in range(1, reach + 1):
             for j in (here - d, here + d):
@@ -270,10 +290,10 @@ def _nearby_labels(ref: str, tree: _Tree, wanted: int = 4, levels: int = 3) -> l
                 label = _shown_label(siblings[j], tree)
                 if label:
                     out.append(label)
-        if out:  # the nearest container that says something is the element's own
-            return out[:ROW_CONTEXT if reach > wanted else wanted + 2]
+        if out and level >= record:  # the nearest container that says something is the element's own
+            return out[:ROW_CONTEXT if record else wanted + 2]
         node_ref = parent
-    return out[:wanted + 2]
+    return out[:ROW_CONTEXT if record else wanted + 2]
 
 
 def _shown_label(ref: str, tree: _Tree, depth: int = 3) -> str:

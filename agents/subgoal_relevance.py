@@ -7,8 +7,13 @@ from pydantic import BaseModel
 
 from agents.marks import Mark
 from agents.pipeline import Mechanism, Step
+from agents.worker.fit import ARTICLES
 from tasks.schema import Subgoal
-from tasks.text_match import coverage
+from tasks.text_match import word_set
+
+# Words that say nothing of which control is meant: a mark is no more relevant for holding "the"
+# or "of" ("The Independente Suites" for "View deal button of the first result").
+FUNCTION_WORDS = ARTICLES | {"of", "to", "in", "on", "at", "by", "for", "and", "or", "with", "into", "from"}
 
 
 class SubgoalRelevanceConfig(BaseModel):
@@ -16,7 +21,11 @@ class SubgoalRelevanceConfig(BaseModel):
 
 
 def relevance(mark: Mark, subgoal_text: str) -> float:
-    return round(coverage(subgoal_text, " ".join((mark.label, mark.role, *mark.context))), 3)
+    """The share of the subgoal's words (not its function words) the mark's label, role and
+    context hold."""
+    want = word_set(subgoal_text) - FUNCTION_WORDS
+    have = word_set(" ".join((mark.label, mark.role, *mark.context)))
+    return round(len(want & have) / len(want), 3) if want else 0.0
 
 
 def rank(marks: list[Mark], subgoal_text: str) -> list[Mark]:
