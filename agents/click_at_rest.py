@@ -5,8 +5,8 @@ Playwright's `click` first waits until the element's box has stayed the same ove
 frames (about 33 ms at 60 frames a second, most of what a click costs), then hit-tests the point
 and presses. The agent knows more than a bare click does: it read the page after a settle (a frame
 and a quiet window with no change), and the element's box, read again as the action starts, is
-still the one that reading recorded, so the element has kept still for the whole step (its
-perception, its choice), not just two frames. One page evaluation checks that, and that the element
+still the one that reading recorded: the same box at both ends of the whole step (its perception,
+its choice), where Playwright compares two frames. One page evaluation checks that, and that the element
 is enabled and is what a press at its centre reaches (itself or something inside it: not covered,
 not clipped, in view; in a frame, each frame up to the top document on top at that point too); the
 mouse then presses at that centre, as Playwright's click would. Anything else (the box moved,
