@@ -52,13 +52,15 @@ def _write(root: Path) -> list[str]:
     (root / "sites" / "draft").mkdir(parents=True)
     (root / "tasks").mkdir()
     for name, body_class in (("still", ""), ("swap", "swap")):
-        page = _PAGE.replace("CLASS", body_class).replace("SWAP", "1500")
+        page = _PAGE.replace("CLASS", body_class).replace("SWAP", "2500")
         (root / "sites" / "draft" / f"{name}.html").write_text(page)
         (root / "tasks" / f"{name}.yaml").write_text(_TASK.format(name=name))
-    # vision takes 2 s: the swap comes after the page was read and before the click
+    # the page is read about 1 s after it loads (the start's settle waits out an animation under
+    # way up to 1 s) and vision takes 4 s: the swap, 2.5 s after the load, comes between the
+    # reading and the click, with a margin for a slow machine either side
     return [f"sites.dirs=[{root / 'sites'}]", f"tasks.dirs=[{root / 'tasks'}]", "suite=fixtures",
             "suite.tags=[]", "suite.ids=[draft-save-still,draft-save-swap]", "seeds=[0]",
-            "perception=synthetic", "perception.latency_ms.small=2000", "perception.latency_ms.large=2000",
+            "perception=synthetic", "perception.latency_ms.small=4000", "perception.latency_ms.large=4000",
             "trace.playwright=false", "trace.screenshots=none"]
 
 
