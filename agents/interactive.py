@@ -9,7 +9,7 @@ import json
 # disclosure summaries; anything a page gave an ARIA role, a click handler attribute or a tab stop;
 # and an editable region (a rich-text editor is a text field even without role="textbox"), but not
 # an island a page marked contenteditable="false" inside one (a mention chip, a widget).
-# The aria-snapshot side of the same notion is agents/observation.py's INTERACTIVE_ROLES.
+# The aria-snapshot side of the same notion is agents/roles.py's INTERACTIVE_ROLES.
 INTERACTIVE = ('a[href],button,input,select,textarea,summary,[role],[onclick],[tabindex],'
                '[contenteditable]:not([contenteditable=false i])')
 

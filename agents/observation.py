@@ -23,19 +23,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator, Page
 from pydantic import BaseModel, ConfigDict
 
+from agents.roles import HOLDS_TEXT, INTERACTIVE_ROLES, PLAIN_ROLES
+from agents.surroundings import ROW_CONTEXT, Tree, nearby_labels
 from tasks.text_match import words
-
-INTERACTIVE_ROLES = frozenset({
-    "button", "link", "textbox", "searchbox", "combobox", "checkbox", "radio", "switch", "slider",
-    "spinbutton", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
-    "listbox", "gridcell", "columnheader",
-})
-
-# Fields whose snapshot text is what was typed into them.
-HOLDS_TEXT = frozenset({"textbox", "searchbox", "spinbutton"})
-
-# Roles of elements that carry no meaning of their own: made clickable by a page's script alone.
-PLAIN_ROLES = frozenset({"generic", "paragraph", "listitem", "img", "cell", "text"})
 
 _LINE = re.compile(
     r'^(?P<indent>\s*)- (?P<role>[a-zA-Z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
@@ -202,122 +192,15 @@ def parse_snapshot(snapshot: str) -> dict[str, Element]:
             "context": tuple(c for c in (parent["name"], *parent["context"]) if c)[:6] if parent else (),
         }
         stack.append((indent, ref))
-    tree = _Tree(nodes, texts)
+    tree = Tree(nodes, texts)
     elements: dict[str, Element] = {}
     for ref, node in nodes.items():
         own = " ".join(texts.get(ref, ()))
         if own and not node["text"]:
             node["text"] = own
-        node["context"] = (*_nearby_labels(ref, tree), *node["context"])[:ROW_CONTEXT + 4]
+        node["context"] = (*nearby_labels(ref, tree), *node["context"])[:ROW_CONTEXT + 4]
         elements[ref] = Element(**node)
     return elements
-
-
-# Controls whose caption stands before them (above, or left on the row), as forms place them;
-# a checkbox's or a radio's stands after it.
-FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slider"})
-
-# Containers that are one record each: a control inside one belongs to all of it (a table row's
-# key cell, however far from the row's button; a list item's or a card's heading).
-ROW_ROLES = frozenset({"row", "listitem", "article"})
-ROW_CONTEXT = 12  # the most pieces of a row kept as context
-
-
-class _Tree:
-    """The parsed nodes with what the label helpers ask of them again and again: each node's
-    children, its position among its siblings, and the labels already worked out (a row's pieces
-    are read for every control of the row)."""
-
-    def __init__(self, nodes: dict[str, dict], texts: dict[str, list[str]]) -> None:
-        self.nodes, self.texts = nodes, texts
-        self.children: dict[str, list[str]] = {}
-        self.position: dict[str, int] = {}
-        for ref, node in nodes.items():
-            if node["parent_ref"]:
-                kids = self.children.setdefault(node["parent_ref"], [])
-                self.position[ref] = len(kids)
-                kids.append(ref)
-        self.labels: dict[tuple[str, int], str] = {}
-
-
-# How far up a record (a table row, a list item, an article) may hold an element for its pieces
-# to be the element's context (a card's footer button, two wrappers below the card's title).
-RECORD_LEVELS = 4
-
-
-def _record_level(ref: str, tree: _Tree) -> int:
-    """How many levels up the nearest record holding the element is (0: none within RECORD_LEVELS)."""
-    node_ref = ref
-    for level in range(1, RECORD_LEVELS + 1):
-        parent = tree.nodes[node_ref]["parent_ref"]
-        if parent is None:
-            return 0
-        if tree.nodes[parent]["role"] in ROW_ROLES:
-            return level
-        node_ref = parent
-    return 0
-
-
-def _nearby_labels(ref: str, tree: _Tree, wanted: int = 4, levels: int = 3) -> list[str]:
-    """What stands next to an element: its parent's text and the labels of the nearest
-    non-interactive siblings (a card's heading, a row's caption); when nothing stands beside it
-    (alone in a cell or wrapper), the same one level up (the row header beside the cell). In a
-    record (a table row, a list item, a card) that is every piece of the record up to it, nearest
-    first, however deep the element sits in it (a price beside a card's button does not stand for
-    the card's title): the record is what the control acts on, and its key may sit at the far end."""
-    nodes = tree.nodes
-    out: list[str] = []
-    node_ref = ref
-    record = _record_level(ref, tree)
-    for level in range(1, max(levels, record) + 1):
-        parent = nodes[node_ref]["parent_ref"]
-        if parent is None:
-            break
-        out.extend(tree.texts.get(parent, ()))
-        siblings = tree.children.get(parent, [])
-        here = tree.position[node_ref]
-        reach = len(siblings) if level <= record else wanted
-        field = nodes[node_ref]["role"] in FIELD_ROLES
-        for d in range(1, reach + 1):
-            for j in (here - d, here + d):
-                if not 0 <= j < len(siblings):
-                    continue
-                sib = nodes[siblings[j]]
-                if sib["role"] in INTERACTIVE_ROLES or sib["role"] == "iframe":
-                    continue
-                if field and j + 1 != here and j + 1 < len(siblings) and nodes[siblings[j + 1]]["role"] in FIELD_ROLES:
-                    continue  # a caption right before another field (the next, the one before) is that field's
-                label = _shown_label(siblings[j], tree)
-                if label:
-                    out.append(label)
-        if out and level >= record:  # the nearest container that says something is the element's own
-            return out[:ROW_CONTEXT if record else wanted + 2]
-        node_ref = parent
-    return out[:ROW_CONTEXT if record else wanted + 2]
-
-
-def _shown_label(ref: str, tree: _Tree, depth: int = 3) -> str:
-    """What a non-interactive element says: its name, or its text; when it shows neither, what its
-    content says (Playwright leaves out a name its content repeats: a card's heading whose words
-    are its link's, "heading [level=3]" over `link "Speckled Stoneware Mug"`). A link in it is read
-    as text (a title, a person's name), a control of any other kind is not. A container's own
-    words beside a heading of its own (a card's price under its title and its blurb) are only
-    part of what it says: its elements' come first, the title leading."""
-    known = tree.labels.get((ref, depth))
-    if known is not None:
-        return known
-    nodes = tree.nodes
-    node = nodes[ref]
-    own = " ".join(tree.texts.get(ref, ()))
-    label = node["name"] or node["text"] or own
-    kids = tree.children.get(ref, ())
-    titled = label == own and any(nodes[c]["role"] == "heading" for c in kids)
-    if not (depth == 0 or node["name"] or (label and not titled)):
-        parts = [part for c in kids if nodes[c]["role"] == "link" or nodes[c]["role"] not in INTERACTIVE_ROLES
-                 if (part := _shown_label(c, tree, depth - 1))]
-        label = " ".join([*parts[:3], own] if own else parts[:3])
-    tree.labels[ref, depth] = label
-    return label
 
 
 # Disclosure widgets. Playwright's aria snapshot calls a <summary> `generic` (it names it from its

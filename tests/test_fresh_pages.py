@@ -15,7 +15,7 @@ six and two of the next three, with synthetic vision and without:
   link inside a heading, which Playwright's snapshot shows without a name of its own ("heading
   [level=3]" over `link "Speckled Stoneware Mug"`), so the "Add to cart" buttons had no title in
   their context and the first ones were pressed. What an element without a shown name says is now
-  read from its content (`observation._shown_label`).
+  read from its content (`surroundings.shown_label`).
 - dmagazine (an article with a cookie banner, a newsletter modal after a second, a topic's
   "+ Follow" above the headline and the author's "Follow" in the byline): 0/10 each way, the
   topic's button pressed for "Follow button next to the author's name": no context said

@@ -22,7 +22,7 @@ page the agent did not read as a person does:
 - bikebuild (add-on cards with a nameless switch beside a block holding the title, the blurb
   and the price as the block's own text): 0/10 each way. The block read as its price alone, so
   every switch tied and the first was taken twice. A container's own words are now read after
-  its elements' (`observation._shown_label`). Its switches are hidden tick boxes drawn by their
+  its elements' (`surroundings.shown_label`). Its switches are hidden tick boxes drawn by their
   labels, pressed where the label draws them; the one below the fold was not (out of view, nothing
   is on top of it), so Playwright's click waited out its timeout three times and the fourth try, at
   a point, pressed the switch above it. A labelled tick box out of view is scrolled into view
